@@ -1,0 +1,22 @@
+package io.sandboxd.daemon.cli;
+
+import io.sandboxd.daemon.auth.AccessToken;
+import io.sandboxd.daemon.fs.SandboxRoot;
+import io.sandboxd.daemon.lifecycle.DaemonState;
+import io.sandboxd.daemon.logging.RequestLog;
+import io.sandboxd.daemon.metrics.Metrics;
+
+/** What both transports share: settings, lifecycle state, metrics, auth, request log, the root. */
+public record DaemonServices(
+        DaemonConfig config,
+        DaemonState state,
+        Metrics metrics,
+        AccessToken accessToken,
+        RequestLog requestLog,
+        SandboxRoot root) {
+
+    public static DaemonServices create(DaemonConfig config) {
+        return new DaemonServices(config, new DaemonState(), new Metrics(), AccessToken.from(config.authToken()),
+                RequestLog.stderr(config.logFormat()), new SandboxRoot(config.rootDir()));
+    }
+}

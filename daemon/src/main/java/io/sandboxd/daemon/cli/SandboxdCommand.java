@@ -1,0 +1,179 @@
+package io.sandboxd.daemon.cli;
+
+import io.sandboxd.daemon.logging.LogFormat;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The command line (CONTRACT §3). Every option also reads a {@code SANDBOXD_*} variable; an
+ * explicit flag wins. {@link #toConfig()} validates everything before anything listens.
+ */
+@Command(name = "sandboxd", mixinStandardHelpOptions = true, versionProvider = SandboxdCommand.Version.class,
+        sortOptions = false, usageHelpAutoWidth = true,
+        description = "KEP-539.2 sandbox runtime daemon: gRPC ProcessService and REST filesystem API.")
+public final class SandboxdCommand {
+
+    @Option(names = "--listen-host", defaultValue = "${env:SANDBOXD_LISTEN_HOST:-0.0.0.0}",
+            description = "Address both listeners bind (env SANDBOXD_LISTEN_HOST, default ${DEFAULT-VALUE}).")
+    String listenHost;
+
+    @Option(names = "--grpc-port", defaultValue = "${env:SANDBOXD_GRPC_PORT:-9090}",
+            description = "gRPC ProcessService port (env SANDBOXD_GRPC_PORT, default ${DEFAULT-VALUE}).")
+    int grpcPort;
+
+    @Option(names = "--rest-port", defaultValue = "${env:SANDBOXD_REST_PORT:-8080}",
+            description = "REST API port (env SANDBOXD_REST_PORT, default ${DEFAULT-VALUE}).")
+    int restPort;
+
+    @Option(names = "--root-dir", defaultValue = "${env:SANDBOXD_ROOT_DIR:-/workspace}",
+            description = "Sandbox root; created if missing (env SANDBOXD_ROOT_DIR, default ${DEFAULT-VALUE}).")
+    String rootDir;
+
+    @Option(names = "--metadata-env-prefix", defaultValue = "${env:SANDBOXD_METADATA_ENV_PREFIX:-SANDBOX_}",
+            description = "Prefix of variables exposed by /v1/metadata (env SANDBOXD_METADATA_ENV_PREFIX, default ${DEFAULT-VALUE}).")
+    String metadataEnvPrefix;
+
+    @Option(names = "--shutdown-timeout", defaultValue = "${env:SANDBOXD_SHUTDOWN_TIMEOUT:-10s}",
+            converter = GoDurationConverter.class,
+            description = "Bound on graceful shutdown (env SANDBOXD_SHUTDOWN_TIMEOUT, default ${DEFAULT-VALUE}).")
+    Duration shutdownTimeout;
+
+    @Option(names = "--http-idle-timeout", defaultValue = "${env:SANDBOXD_HTTP_IDLE_TIMEOUT:-60s}",
+            converter = GoDurationConverter.class,
+            description = "Idle keep-alive timeout of REST connections (env SANDBOXD_HTTP_IDLE_TIMEOUT, default ${DEFAULT-VALUE}).")
+    Duration httpIdleTimeout;
+
+    @Option(names = "--stream-chunk-size", defaultValue = "${env:SANDBOXD_STREAM_CHUNK_SIZE:-0}",
+            description = "Largest stdout/stderr chunk of a Start stream in bytes; 0 means "
+                    + DaemonConfig.DEFAULT_STREAM_CHUNK_SIZE + " (env SANDBOXD_STREAM_CHUNK_SIZE, max "
+                    + DaemonConfig.MAX_STREAM_CHUNK_SIZE + ").")
+    int streamChunkSize;
+
+    @Option(names = "--execute-output-limit", defaultValue = "${env:SANDBOXD_EXECUTE_OUTPUT_LIMIT:-1048576}",
+            description = "Bytes of stdout and of stderr kept by Execute, head and tail (env SANDBOXD_EXECUTE_OUTPUT_LIMIT, default ${DEFAULT-VALUE}).")
+    int executeOutputLimit;
+
+    @Option(names = "--max-processes", defaultValue = "${env:SANDBOXD_MAX_PROCESSES:-1024}",
+            description = "Cap on live processes; beyond it RESOURCE_EXHAUSTED (env SANDBOXD_MAX_PROCESSES, default ${DEFAULT-VALUE}).")
+    int maxProcesses;
+
+    @Option(names = "--auth-token-file", defaultValue = "${env:SANDBOXD_AUTH_TOKEN_FILE}",
+            description = "File holding the bearer token required on every call but health "
+                    + "(env SANDBOXD_AUTH_TOKEN_FILE; or the token itself in SANDBOXD_AUTH_TOKEN). Off by default.")
+    String authTokenFile;
+
+    @Option(names = "--log-format", defaultValue = "${env:SANDBOXD_LOG_FORMAT:-text}",
+            description = "Request log format: text or json (env SANDBOXD_LOG_FORMAT, default ${DEFAULT-VALUE}).")
+    String logFormat;
+
+    /** Validates and resolves the options. @throws CommandLine.ParameterException on a bad value */
+    DaemonConfig toConfig(CommandLine cmd, java.util.Map<String, String> env) {
+        checkPort(cmd, "--grpc-port", grpcPort);
+        checkPort(cmd, "--rest-port", restPort);
+        if (grpcPort == restPort) {
+            throw bad(cmd, "--grpc-port and --rest-port must differ (both " + grpcPort + ")");
+        }
+        if (listenHost == null || listenHost.isBlank()) {
+            throw bad(cmd, "--listen-host must not be empty");
+        }
+        int chunk = streamChunkSize <= 0 ? DaemonConfig.DEFAULT_STREAM_CHUNK_SIZE : streamChunkSize;
+        if (chunk > DaemonConfig.MAX_STREAM_CHUNK_SIZE) {
+            throw bad(cmd, "--stream-chunk-size must be at most " + DaemonConfig.MAX_STREAM_CHUNK_SIZE
+                    + " (got " + streamChunkSize + ")");
+        }
+        if (executeOutputLimit < 1024 || executeOutputLimit > DaemonConfig.MAX_EXECUTE_OUTPUT_LIMIT) {
+            throw bad(cmd, "--execute-output-limit must be in range 1024-" + DaemonConfig.MAX_EXECUTE_OUTPUT_LIMIT
+                    + " (got " + executeOutputLimit + ")");
+        }
+        if (maxProcesses < 1) {
+            throw bad(cmd, "--max-processes must be at least 1 (got " + maxProcesses + ")");
+        }
+        if (shutdownTimeout.isZero() || shutdownTimeout.isNegative()) {
+            throw bad(cmd, "--shutdown-timeout must be positive (got " + shutdownTimeout + ")");
+        }
+        if (httpIdleTimeout.isZero() || httpIdleTimeout.isNegative()) {
+            throw bad(cmd, "--http-idle-timeout must be positive (got " + httpIdleTimeout + ")");
+        }
+        String prefix = metadataEnvPrefix == null || metadataEnvPrefix.isEmpty() ? "SANDBOX_" : metadataEnvPrefix;
+        LogFormat format;
+        try {
+            format = LogFormat.valueOf(logFormat.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw bad(cmd, "--log-format must be text or json (got \"" + logFormat + "\")");
+        }
+        return new DaemonConfig(listenHost, grpcPort, restPort, prepareRoot(cmd), prefix, shutdownTimeout,
+                httpIdleTimeout, chunk, executeOutputLimit, maxProcesses, readToken(cmd, env), format);
+    }
+
+    private Path prepareRoot(CommandLine cmd) {
+        if (rootDir == null || rootDir.isBlank()) {
+            throw bad(cmd, "--root-dir must not be empty: refusing to default to \"/\"");
+        }
+        Path root = Path.of(rootDir).toAbsolutePath().normalize();
+        try {
+            Files.createDirectories(root);
+            Path real = root.toRealPath();
+            if (!Files.isDirectory(real)) {
+                throw bad(cmd, "root dir \"" + rootDir + "\" is not a directory");
+            }
+            if (!Files.isWritable(real)) {
+                throw bad(cmd, "root dir \"" + rootDir + "\" is not writable");
+            }
+            return real;
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            throw bad(cmd, "root dir \"" + rootDir + "\" is not a directory");
+        } catch (IOException | SecurityException e) {
+            throw bad(cmd, "root dir \"" + rootDir + "\": cannot create (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+
+    private Optional<String> readToken(CommandLine cmd, java.util.Map<String, String> env) {
+        if (authTokenFile != null && !authTokenFile.isBlank()) {
+            try {
+                String token = Files.readString(Path.of(authTokenFile), StandardCharsets.UTF_8).strip();
+                if (token.isEmpty()) {
+                    throw bad(cmd, "--auth-token-file \"" + authTokenFile + "\" is empty");
+                }
+                return Optional.of(token);
+            } catch (IOException e) {
+                throw bad(cmd, "--auth-token-file \"" + authTokenFile + "\" cannot be read");
+            }
+        }
+        String fromEnv = env.get("SANDBOXD_AUTH_TOKEN");
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return Optional.of(fromEnv.strip());
+        }
+        return Optional.empty();
+    }
+
+    private static void checkPort(CommandLine cmd, String flag, int port) {
+        if (port < 1 || port > 65535) {
+            throw bad(cmd, flag + " must be in range 1-65535 (got " + port + ")");
+        }
+    }
+
+    private static CommandLine.ParameterException bad(CommandLine cmd, String message) {
+        return new CommandLine.ParameterException(cmd, message);
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Optional.ofNullable(SandboxdCommand.class.getPackage().getImplementationVersion()).orElse("dev");
+            return new String[] {
+                "sandboxd, version " + v,
+                "  java version:     " + System.getProperty("java.version"),
+                "  platform:         " + System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT)
+                        + "/" + System.getProperty("os.arch")
+            };
+        }
+    }
+}

@@ -1,0 +1,5 @@
+package io.sandboxd.daemon.logging;
+
+public enum LogFormat {
+    TEXT, JSON
+}

@@ -1,0 +1,100 @@
+package io.sandboxd.daemon.logging;
+
+import java.io.PrintStream;
+import java.time.Instant;
+
+/**
+ * One structured line per REST request or gRPC call, on stderr. Only metadata is logged:
+ * never a request body, header value or token. Targets (paths) are escaped so a hostile path
+ * cannot forge extra log lines.
+ */
+public final class RequestLog {
+    private final LogFormat format;
+    private final PrintStream out;
+    private volatile boolean enabled = true;
+
+    public RequestLog(LogFormat format, PrintStream out) {
+        this.format = format;
+        this.out = out;
+    }
+
+    public static RequestLog stderr(LogFormat format) {
+        return new RequestLog(format, System.err);
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    /**
+     * @param transport "rest" or "grpc"
+     * @param method    HTTP method, or "unary"/"stream" for gRPC
+     * @param target    request path or full RPC method name
+     * @param status    HTTP status code or gRPC status code name
+     */
+    public void log(String transport, String method, String target, String status,
+                    long durationNanos, long bytesIn, long bytesOut) {
+        if (!enabled) {
+            return;
+        }
+        StringBuilder sb = new StringBuilder(160);
+        String ts = Instant.now().toString();
+        double ms = durationNanos / 1_000_000.0;
+        if (format == LogFormat.JSON) {
+            sb.append("{\"ts\":\"").append(ts).append("\",\"transport\":\"").append(transport)
+              .append("\",\"method\":");
+            appendJsonString(sb, method);
+            sb.append(",\"target\":");
+            appendJsonString(sb, target);
+            sb.append(",\"status\":");
+            appendJsonString(sb, status);
+            sb.append(",\"duration_ms\":").append(String.format("%.3f", ms))
+              .append(",\"bytes_in\":").append(bytesIn)
+              .append(",\"bytes_out\":").append(bytesOut).append('}');
+        } else {
+            sb.append(ts).append(' ').append(transport).append(' ');
+            appendEscaped(sb, method);
+            sb.append(' ');
+            appendEscaped(sb, target);
+            sb.append(" status=");
+            appendEscaped(sb, status);
+            sb.append(" duration_ms=").append(String.format("%.3f", ms))
+              .append(" bytes_in=").append(bytesIn)
+              .append(" bytes_out=").append(bytesOut);
+        }
+        out.println(sb);
+    }
+
+    static void appendJsonString(StringBuilder sb, String s) {
+        sb.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20 || c == 0x7f || c == '\u2028' || c == '\u2029') {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        sb.append('"');
+    }
+
+    static void appendEscaped(StringBuilder sb, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c == 0x7f || c == ' ' || c == '\\') {
+                sb.append(String.format("\\x%02x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+    }
+}
