@@ -1,0 +1,85 @@
+package io.sandboxd.reliability.proc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Java heap in use after a full GC of another JVM, via {@code jcmd PID GC.run} then
+ * {@code GC.heap_info}. Works for G1, Serial and Parallel output; sums the "used" of the
+ * top-level heap lines (the ones with "total"), never Metaspace.
+ */
+public final class HeapProbe {
+    private static final Pattern USED = Pattern.compile("total \\d+K, used (\\d+)K");
+
+    private final Path jcmd;
+
+    public HeapProbe(Path jcmd) {
+        this.jcmd = jcmd;
+    }
+
+    /** jcmd of the JDK running this JVM, else the one on PATH. */
+    public static HeapProbe fromCurrentJdk() {
+        Path home = Path.of(System.getProperty("java.home"));
+        for (Path candidate : new Path[] {home.resolve("bin/jcmd"), home.resolveSibling("bin/jcmd")}) {
+            if (Files.isExecutable(candidate)) {
+                return new HeapProbe(candidate);
+            }
+        }
+        return new HeapProbe(Path.of("jcmd"));
+    }
+
+    /** Heap bytes used after a full GC; empty if jcmd is unavailable or cannot attach. */
+    public OptionalLong usedAfterGc(long pid) {
+        if (run(pid, "GC.run") == null) {
+            return OptionalLong.empty();
+        }
+        String info = run(pid, "GC.heap_info");
+        return info == null ? OptionalLong.empty() : parseUsedBytes(info);
+    }
+
+    static OptionalLong parseUsedBytes(String heapInfo) {
+        long sumK = 0;
+        boolean any = false;
+        for (String line : heapInfo.split("\n")) {
+            String t = line.trim();
+            if (t.startsWith("Metaspace") || t.startsWith("class space")) {
+                continue;
+            }
+            Matcher m = USED.matcher(t);
+            if (m.find()) {
+                sumK += Long.parseLong(m.group(1));
+                any = true;
+            }
+        }
+        return any ? OptionalLong.of(sumK * 1024) : OptionalLong.empty();
+    }
+
+    private String run(long pid, String command) {
+        try {
+            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), command)
+                    .redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            byte[] out;
+            try (InputStream in = p.getInputStream()) {
+                out = in.readAllBytes();
+            }
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return null;
+            }
+            return p.exitValue() == 0 ? new String(out, StandardCharsets.UTF_8) : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+}
