@@ -55,7 +55,7 @@ public final class ProcessTable {
         return out;
     }
 
-    /** Live (non-zombie) processes anywhere whose command line contains {@code marker}. */
+    /** Live (non-zombie) processes anywhere with {@code marker} as one whole command-line argument. */
     public List<ProcStat> liveWithArgument(String marker) {
         List<ProcStat> out = new ArrayList<>();
         for (ProcStat s : byPid.values()) {
@@ -65,7 +65,7 @@ public final class ProcessTable {
             try {
                 String cmdline = Files.readString(Path.of("/proc", Long.toString(s.pid()), "cmdline"),
                         StandardCharsets.ISO_8859_1);
-                if (cmdline.contains(marker)) {
+                if (("\0" + cmdline).contains("\0" + marker + "\0")) {
                     out.add(s);
                 }
             } catch (IOException e) {

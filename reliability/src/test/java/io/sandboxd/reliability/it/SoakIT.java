@@ -1,0 +1,47 @@
+package io.sandboxd.reliability.it;
+
+import io.sandboxd.reliability.daemon.DaemonLauncher;
+import io.sandboxd.reliability.daemon.RunningDaemon;
+import io.sandboxd.reliability.soak.GoDuration;
+import io.sandboxd.reliability.soak.SoakReport;
+import io.sandboxd.reliability.soak.SoakRun;
+import io.sandboxd.reliability.soak.SoakSettings;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The soak in CI mode (default 60 s, {@code -Dsoak.duration=10m} for the full run): every answer
+ * correct, every file as last written, and threads, fds, heap after GC, children and zombies back
+ * to the post-warm-up baseline. The report goes to {@code target/soak-report.{txt,json}}.
+ */
+class SoakIT {
+
+    @Test
+    void mixedLoadIsServedCorrectlyAndResourcesReturnToBaseline() throws Exception {
+        Duration duration = GoDuration.parse(System.getProperty("soak.duration", "60s"));
+        int clients = Integer.getInteger("soak.clients", 8);
+        try (RunningDaemon daemon = DaemonLauncher.start(TestDaemons.spec("SoakIT"))) {
+            SoakSettings settings = SoakSettings.of("127.0.0.1:" + daemon.grpcPort(), daemon.restBase(),
+                    Optional.of(daemon.pid()), duration, clients);
+            SoakReport report = new SoakRun(settings, System.out).run();
+            String text = report.render() + "seed: " + settings.seed() + "\n";
+            System.out.print(text);
+            Path target = Path.of(System.getProperty("sandboxd.logDir", "target/daemon-logs")).getParent();
+            Files.writeString(target.resolve("soak-report.txt"), text, StandardCharsets.UTF_8);
+            Files.writeString(target.resolve("soak-report.json"), report.toJson(), StandardCharsets.UTF_8);
+
+            assertThat(report.firstErrors()).as("wrong answers").isEmpty();
+            assertThat(report.errors()).isZero();
+            assertThat(report.requests()).as("requests served").isGreaterThan(duration.toSeconds() * 5);
+            assertThat(report.resourceFailures()).as("resources after the soak vs baseline").isEmpty();
+            assertThat(daemon.stop(Duration.ofSeconds(30))).as("daemon exit code after SIGTERM").isZero();
+        }
+    }
+}
