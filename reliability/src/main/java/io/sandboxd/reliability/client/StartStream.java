@@ -135,6 +135,8 @@ public final class StartStream implements ClientResponseObserver<StartRequest, S
     public int awaitInit(Duration timeout) throws TimeoutException {
         try {
             return pid.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new TimeoutException("no init event within " + timeout);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -146,6 +148,11 @@ public final class StartStream implements ClientResponseObserver<StartRequest, S
     public Status awaitDone(Duration timeout) throws TimeoutException {
         try {
             return done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            synchronized (this) {
+                throw new TimeoutException("stream not ended within " + timeout + " (pid " + pid.getNow(null)
+                        + ", " + events + " events, exit " + exitCode + ", " + stdoutCount + " stdout bytes)");
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
