@@ -72,6 +72,10 @@ class ProcessServiceTest {
         return Status.Code.OK;
     }
 
+    static Status.Code codeOfStatic(Runnable call) {
+        return codeOf(call);
+    }
+
     static String messageOf(Runnable call) {
         try {
             call.run();
