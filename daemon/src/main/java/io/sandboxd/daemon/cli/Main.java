@@ -2,6 +2,7 @@ package io.sandboxd.daemon.cli;
 
 import picocli.CommandLine;
 
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.Map;
 
@@ -13,25 +14,43 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        // Jetty/Javalin chatter would drown the one-line-per-request log; warnings still show
+        System.setProperty("org.slf4j.simpleLogger.log.org.eclipse.jetty",
+                System.getProperty("org.slf4j.simpleLogger.log.org.eclipse.jetty", "warn"));
+        System.setProperty("org.slf4j.simpleLogger.log.io.javalin",
+                System.getProperty("org.slf4j.simpleLogger.log.io.javalin", "warn"));
         System.exit(run(args, System.getenv()));
     }
 
-    static int run(String[] args, Map<String, String> env) {
+    /** Outcome of parsing: a config to run, or an exit code (help/version: 0, bad value: 2). */
+    record Parsed(DaemonConfig config, int exitCode) {
+    }
+
+    static Parsed parse(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         SandboxdCommand options = new SandboxdCommand();
         CommandLine cmd = new CommandLine(options);
-        DaemonConfig config;
+        cmd.setDefaultValueProvider(new EnvDefaults(env));
+        cmd.setOut(new PrintWriter(out, true));
+        cmd.setErr(new PrintWriter(err, true));
         try {
             CommandLine.ParseResult parsed = cmd.parseArgs(args);
             if (CommandLine.printHelpIfRequested(parsed)) {
-                return 0;
+                return new Parsed(null, 0);
             }
-            config = options.toConfig(cmd, env);
+            return new Parsed(options.toConfig(cmd, env), 0);
         } catch (CommandLine.ParameterException e) {
-            PrintWriter err = new PrintWriter(System.err, true);
             err.println("sandboxd: " + oneLine(e.getMessage()) + " (see --help)");
-            return EXIT_USAGE;
+            err.flush();
+            return new Parsed(null, EXIT_USAGE);
         }
-        Daemon daemon = new Daemon(config);
+    }
+
+    static int run(String[] args, Map<String, String> env) {
+        Parsed p = parse(args, env, System.out, System.err);
+        if (p.config() == null) {
+            return p.exitCode();
+        }
+        Daemon daemon = new Daemon(p.config());
         try {
             daemon.start();
         } catch (Exception e) {
@@ -39,6 +58,9 @@ public final class Main {
             daemon.shutdown();
             return 1;
         }
+        System.err.println("sandboxd: listening rest=" + p.config().listenHost() + ":" + daemon.restPort()
+                + " grpc=" + p.config().listenHost() + ":" + daemon.grpcPort() + " root=" + p.config().rootDir()
+                + " auth=" + (p.config().authToken().isPresent() ? "on" : "off"));
         ShutdownSignals.onTermination(daemon::shutdown);
         daemon.awaitTermination();
         return 0;
