@@ -147,20 +147,33 @@ public final class ManagedProcess {
         if (leaderExited) {
             return;
         }
-        Posix.killGroup(pid, signal);
+        signalGroup(signal);
+    }
+
+    /**
+     * Signals the process group. Right after spawn the child may not have called setsid() yet,
+     * so no group with its pid exists (ESRCH) and the signal would be lost (found by the soak: a
+     * SendSignal or cancel right after init left the process running). Until setsid() the child
+     * has no children of its own, so signalling the leader alone reaches the whole tree; it is
+     * not reaped yet (leaderExited is false), so its pid cannot have been reused.
+     */
+    private void signalGroup(int signal) {
+        if (!Posix.killGroup(pid, signal) && Posix.errno() == Posix.ESRCH && !leaderExited) {
+            Posix.killPid(pid, signal);
+        }
     }
 
     /** SIGTERM to the group (shutdown), unless everything already ended. */
     void terminate() {
         if (!finished.isDone()) {
-            Posix.killGroup(pid, Posix.SIGTERM);
+            signalGroup(Posix.SIGTERM);
         }
     }
 
     /** SIGKILL to the group: cancel, deadline, shutdown. Covers children still holding output. */
     public void killTree() {
         if (!finished.isDone()) {
-            Posix.killGroup(pid, Posix.SIGKILL);
+            signalGroup(Posix.SIGKILL);
         }
     }
 
