@@ -15,6 +15,7 @@ import io.sandboxd.daemon.fs.ReadResult;
 import io.sandboxd.daemon.fs.WriteOptions;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -181,9 +182,10 @@ final class FilesHandler {
         }
         WriteOptions options = new WriteOptions(mode, digest, Optional.ofNullable(ctx.header("If-Match")), ifNoneMatchAny);
         String boundary = MultipartFileSource.formDataBoundary(ctx.header("Content-Type"));
+        InputStream body = new MinimumRateInputStream(ctx.req().getInputStream());
         ContentSource source = boundary != null
-                ? new MultipartFileSource(ctx.req().getInputStream(), boundary)
-                : new RawBodySource(ctx.req().getInputStream());
+                ? new MultipartFileSource(body, boundary)
+                : new RawBodySource(body);
         store.write(path, source, options);
         ctx.status(204);
     }

@@ -33,6 +33,8 @@ final class RawBodySource implements ContentSource {
     static int read(InputStream in, byte[] buf) throws SandboxException {
         try {
             return in.read(buf);
+        } catch (MinimumRateInputStream.TooSlow e) {
+            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, e.getMessage());
         } catch (IOException e) {
             throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "request body was cut short; nothing was written");
         }

@@ -180,7 +180,7 @@ class MalformedHttpIT {
             long t0 = System.nanoTime();
             boolean closed = false;
             // one byte every 500 ms never trips an idle timeout of 3 s; the daemon must bound it another way
-            while (!closed && System.nanoTime() - t0 < Duration.ofSeconds(90).toNanos()) {
+            while (!closed && System.nanoTime() - t0 < Duration.ofSeconds(60).toNanos()) {
                 try {
                     http.send("a");
                 } catch (java.io.IOException e) {
@@ -190,7 +190,7 @@ class MalformedHttpIT {
                 closed = peerClosedWithin(http, 500);
             }
             System.out.println("trickling body: closed=" + closed + " after " + (System.nanoTime() - t0) / 1_000_000 + " ms");
-            assertThat(closed).as("a body trickling at 2 B/s is cut off within 90 s").isTrue();
+            assertThat(closed).as("a body trickling at 2 B/s is cut off within 60 s").isTrue();
         }
         Poll.await(Duration.ofSeconds(10), () -> FileTree.of(root).equals(before),
                 () -> "files after a trickled upload: " + FileTree.of(root));
