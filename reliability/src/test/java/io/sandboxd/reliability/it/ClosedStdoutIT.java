@@ -1,7 +1,6 @@
 package io.sandboxd.reliability.it;
 
 import com.google.protobuf.ByteString;
-import com.google.protobuf.Empty;
 import io.grpc.Status;
 import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.ExecuteResponse;
@@ -79,8 +78,6 @@ class ClosedStdoutIT {
         Poll.sleep(300);
         grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).writeStdin(WriteStdinRequest.newBuilder()
                 .setProcessId(pid).setInput(ByteString.copyFromUtf8("hello\n")).build());
-        grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).writeStdin(WriteStdinRequest.newBuilder()
-                .setProcessId(pid).setEof(Empty.getDefaultInstance()).build());
         assertThat(s.awaitDone(Duration.ofSeconds(60))).isEqualTo(Status.OK);
         assertThat(s.exitCode()).isEqualTo(7);
     }

@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SignalRightAfterInitIT {
     private static final int THREADS = 4;
-    private static final int PER_THREAD = 40;
+    private static final int PER_THREAD = 30;
 
     @Test
     void immediateSignalsAndCancelsAreNeverLost() throws Exception {
