@@ -150,19 +150,6 @@ public final class ManagedProcess {
         signalGroup(signal);
     }
 
-    /**
-     * Signals the process group. Right after spawn the child may not have called setsid() yet,
-     * so no group with its pid exists (ESRCH) and the signal would be lost (found by the soak: a
-     * SendSignal or cancel right after init left the process running). Until setsid() the child
-     * has no children of its own, so signalling the leader alone reaches the whole tree; it is
-     * not reaped yet (leaderExited is false), so its pid cannot have been reused.
-     */
-    private void signalGroup(int signal) {
-        if (!Posix.killGroup(pid, signal) && Posix.errno() == Posix.ESRCH && !leaderExited) {
-            Posix.killPid(pid, signal);
-        }
-    }
-
     /** SIGTERM to the group (shutdown), unless everything already ended. */
     void terminate() {
         if (!finished.isDone()) {
@@ -174,6 +161,30 @@ public final class ManagedProcess {
     public void killTree() {
         if (!finished.isDone()) {
             signalGroup(Posix.SIGKILL);
+        }
+    }
+
+    /**
+     * Signals the process group. Right after spawn the child may not have called setsid() yet,
+     * so no group with its pid exists (ESRCH) and the signal would be lost (found by the soak: a
+     * SendSignal or cancel right after init left the process running). Until setsid() the child
+     * has no children of its own, so signalling the leader alone reaches the whole tree; it is
+     * not reaped yet (leaderExited is false), so its pid cannot have been reused.
+     */
+    private void signalGroup(int signal) {
+        try {
+            if (!Posix.killGroup(pid, signal) && Posix.errno() == Posix.ESRCH && !leaderExited) {
+                Posix.killPid(pid, signal);
+            }
+        } catch (LinkageError e) {
+            // libc via JNA unavailable (e.g. a noexec temp dir): the JDK can still end the tree it
+            // can see. Only a fallback: it misses children that already left the tree.
+            if (signal == Posix.SIGKILL || signal == Posix.SIGTERM) {
+                ProcessHandle.of(pid).ifPresent(h -> {
+                    h.descendants().forEach(ProcessHandle::destroyForcibly);
+                    h.destroyForcibly();
+                });
+            }
         }
     }
 
