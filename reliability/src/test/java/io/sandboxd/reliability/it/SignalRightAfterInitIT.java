@@ -87,4 +87,34 @@ class SignalRightAfterInitIT {
             Procs.killAllWithArgument(marker);
         }
     }
+
+    /**
+     * CONTRACT §1.3 [wire]: after the stream ends the id is forgotten, so a call the client makes
+     * the moment it has seen the end gets NOT_FOUND (the soak saw FAILED_PRECONDITION: the id
+     * was released only after the exit had been sent).
+     */
+    @Test
+    void idIsForgottenByTheTimeTheClientSeesTheStreamEnd() throws Exception {
+        try (RunningDaemon daemon = DaemonLauncher.start(TestDaemons.spec("SignalRightAfterInitIT-forgotten"));
+             Grpc grpc = new Grpc("127.0.0.1", daemon.grpcPort(), Optional.empty())) {
+            List<String> wrong = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                StartStream s = StartStream.open(grpc, StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
+                        .addAllCommand(List.of("true"))).build(), Duration.ofSeconds(60));
+                int pid = s.awaitInit(Duration.ofSeconds(30));
+                assertThat(s.awaitDone(Duration.ofSeconds(30))).isEqualTo(Status.OK);
+                try {
+                    grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).writeStdin(
+                            io.sandboxd.api.process.v1.WriteStdinRequest.newBuilder().setProcessId(pid)
+                                    .setInput(com.google.protobuf.ByteString.copyFromUtf8("x")).build());
+                    wrong.add("WriteStdin to " + pid + " after its stream ended succeeded");
+                } catch (io.grpc.StatusRuntimeException e) {
+                    if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {
+                        wrong.add("WriteStdin to " + pid + " after its stream ended: " + e.getStatus());
+                    }
+                }
+            }
+            assertThat(wrong).isEmpty();
+        }
+    }
 }
