@@ -451,7 +451,17 @@ final class SoakClient implements Runnable {
 
     private static String quote(String s) {
         String t = s.length() > 200 ? s.substring(0, 200) + "…(" + s.length() + " chars)" : s;
-        return "\"" + t.replace("\n", "\\n").replace("\r", "\\r") + "\"";
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : t.toCharArray()) {
+            if (c == '\n') {
+                sb.append("\\n");
+            } else if (c < 0x20 || c == 0x7f || c == '\ufffd') {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
     }
 
     static String utf8(byte[] b) {
