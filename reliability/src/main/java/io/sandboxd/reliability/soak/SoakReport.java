@@ -44,8 +44,8 @@ public record SoakReport(Duration loadDuration, int clients, long requests, long
 
     static List<String> compare(ResourceSnapshot base, ResourceSnapshot peak, ResourceSnapshot after, SoakSettings s) {
         List<String> out = new ArrayList<>();
-        if (after.threads() > base.threads() + s.threadTolerance()) {
-            out.add("threads " + after.threads() + " > baseline " + base.threads() + " + " + s.threadTolerance());
+        if (after.threads() > base.threads() + s.threadSlack(base)) {
+            out.add("threads " + after.threads() + " > baseline " + base.threads() + " + " + s.threadSlack(base));
         }
         if (after.fds() > base.fds() + s.fdTolerance()) {
             out.add("fds " + after.fds() + " > baseline " + base.fds() + " + " + s.fdTolerance());

@@ -139,7 +139,7 @@ public final class SoakRun {
         ResourceSnapshot q = o.quick();
         while (System.nanoTime() < deadline) {
             q = o.quick();
-            if (q.threads() <= base.threads() + settings.threadTolerance()
+            if (q.threads() <= base.threads() + settings.threadSlack(base)
                     && q.fds() <= base.fds() + settings.fdTolerance()
                     && q.liveChildren() <= base.liveChildren() && q.zombies() == 0) {
                 break;

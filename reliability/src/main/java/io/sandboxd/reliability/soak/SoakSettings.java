@@ -8,7 +8,7 @@ import java.util.Optional;
  * may be from the baseline at the end.
  *
  * @param daemonPid        the daemon's pid for /proc observations; empty = no resource checks
- * @param threadTolerance  threads allowed above the baseline after the run settles
+ * @param threadTolerance  threads allowed above the baseline after the run settles (at least; see {@link #threadSlack})
  * @param fdTolerance      open fds allowed above the baseline after the run settles
  * @param heapToleranceBytes heap-after-GC growth allowed (the larger of this and 20 % of the baseline)
  * @param maxRssBytes      resident memory the daemon may never exceed during the run
@@ -37,5 +37,10 @@ public record SoakSettings(String grpcTarget, String restBase, Optional<String> 
     public SoakSettings withSeed(long s) {
         return new SoakSettings(grpcTarget, restBase, token, daemonPid, duration, warmup, clients, s, threadTolerance,
                 fdTolerance, heapToleranceBytes, maxRssBytes, settleTimeout);
+    }
+
+    /** Threads allowed above the baseline: the tolerance, or 10 % of the baseline if larger (pools shrink slowly). */
+    public int threadSlack(io.sandboxd.reliability.proc.ResourceSnapshot base) {
+        return Math.max(threadTolerance, base.threads() / 10);
     }
 }
