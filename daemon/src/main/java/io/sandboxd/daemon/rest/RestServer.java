@@ -62,6 +62,8 @@ public final class RestServer {
             cfg.jetty.modifyServletContextHandler(h -> h.getServletHandler().setDecodeAmbiguousURIs(true));
             cfg.jetty.modifyServer(s -> {
                 s.setErrorHandler(new JsonErrorHandler());
+                // stop() then waits (up to the shutdown deadline) for in-flight requests to finish
+                s.insertHandler(new org.eclipse.jetty.server.handler.GracefulHandler());
                 s.setRequestLog(new RestTelemetry(services.metrics().registry(), services.requestLog()));
             });
 
