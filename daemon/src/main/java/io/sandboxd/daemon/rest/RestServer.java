@@ -56,6 +56,8 @@ public final class RestServer {
                 // %2F, %2E%2E and // must reach us undecoded and unnormalised: we decode once ourselves
                 hc.setUriCompliance(UriCompliance.UNSAFE);
                 hc.setSendServerVersion(false);
+                // a 4095-byte path fully percent-encoded by an SDK is ~12 KiB of request line
+                hc.setRequestHeaderSize(64 * 1024);
                 hc.setSendXPoweredBy(false);
                 hc.setRelativeRedirectAllowed(true);
             });

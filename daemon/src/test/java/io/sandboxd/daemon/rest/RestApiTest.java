@@ -143,6 +143,19 @@ class RestApiTest {
         assertError(http.delete("/v1/files/file.txt/x"), 404, "NOT_FOUND");
     }
 
+    @Test
+    void longestPathFullyPercentEncodedIsServed() throws Exception {
+        String seg = "%C3%A9".repeat(100); // 200 bytes per name, 600 bytes on the wire
+        StringBuilder t = new StringBuilder("/v1/files/");
+        for (int i = 0; i < 19; i++) {
+            t.append(seg).append("%2F");
+        }
+        t.append("f");
+        assertThat(t.length()).isGreaterThan(8192);
+        assertThat(http.put(t.toString(), b("deep")).status()).isEqualTo(204);
+        assertThat(http.get(t.toString()).text()).isEqualTo("deep");
+    }
+
     // ---- 2.2 errors
 
     @Test
