@@ -305,6 +305,7 @@ class RestApiTest {
         TestHttp.Response r = http.send("PUT", "/v1/files/t.txt", Map.of("Content-Type", "text/plain"), b("plain"));
         assertThat(r.status()).isEqualTo(204);
         assertThat(r.body()).isEmpty();
+        assertThat(r.header("Content-Type")).isNull();
         assertThat(Files.readString(root.resolve("t.txt"))).isEqualTo("plain");
         assertThat(http.send("PUT", "/v1/files/none.txt", Map.of(), b("")).status()).isEqualTo(204);
         assertThat(Files.size(root.resolve("none.txt"))).isZero();
