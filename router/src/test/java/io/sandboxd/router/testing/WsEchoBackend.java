@@ -13,6 +13,8 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.sandboxd.router.proxy.Transport;
 import java.net.InetSocketAddress;
@@ -47,7 +49,9 @@ public final class WsEchoBackend implements AutoCloseable {
                             ctx.fireChannelRead(msg);
                           }
                         })
-                        .addLast(new WebSocketServerProtocolHandler("/", null, true))
+                        .addLast(new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
+                            .websocketPath("/").checkStartsWith(true).maxFramePayloadLength(1 << 20).build()))
+                        .addLast(new WebSocketFrameAggregator(1 << 20))
                         .addLast(new SimpleChannelInboundHandler<TextWebSocketFrame>() {
                           @Override
                           protected void channelRead0(ChannelHandlerContext ctx, TextWebSocketFrame f) {
