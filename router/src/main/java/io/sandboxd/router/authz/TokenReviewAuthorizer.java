@@ -2,7 +2,9 @@ package io.sandboxd.router.authz;
 
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -23,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * credential is never kept as a map key and a burst of requests costs one API call. API failures
  * are not cached.
  */
-public final class TokenReviewAuthorizer implements Authorizer {
+public final class TokenReviewAuthorizer implements Authorizer, AutoCloseable {
+  private static final int REVIEW_TIMEOUT_MS = 5_000;
   private static final Logger log = LoggerFactory.getLogger(TokenReviewAuthorizer.class);
 
   private record Verdict(boolean authenticated, long expiresAtNanos) {}
@@ -47,7 +50,16 @@ public final class TokenReviewAuthorizer implements Authorizer {
       int maxEntries,
       Executor blocking,
       LongSupplier clock) {
-    this.client = client;
+    // Own client with no retries and a short timeout: a request waiting on a slow or failing API
+    // server must fail fast with a 500, not sit through the default exponential retries.
+    this.client =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder(client.getConfiguration())
+                    .withRequestRetryBackoffLimit(0)
+                    .withRequestTimeout(REVIEW_TIMEOUT_MS)
+                    .build())
+            .build();
     this.audiences = List.copyOf(audiences);
     this.blocking = blocking;
     this.ttlNanos = ttl.toNanos();
@@ -128,6 +140,11 @@ public final class TokenReviewAuthorizer implements Authorizer {
     }
     String t = h.substring(7).trim();
     return t.isEmpty() ? null : t;
+  }
+
+  @Override
+  public void close() {
+    client.close();
   }
 
   int cacheSize() {

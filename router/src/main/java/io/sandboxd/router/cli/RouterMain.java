@@ -120,11 +120,18 @@ public final class RouterMain implements Runnable {
 
   /** Everything that was started, closed in reverse order. */
   public record Running(
-      RouterServer router, AdminServer admin, InformerPodCache cache, KubernetesClient client,
-      EventLoopGroup group, ExecutorService blocking) implements AutoCloseable {
+      RouterServer router, AdminServer admin, InformerPodCache cache, Authorizer authz,
+      KubernetesClient client, EventLoopGroup group, ExecutorService blocking) implements AutoCloseable {
     @Override
     public void close() {
       router.close();
+      if (authz instanceof AutoCloseable c) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          log.debug("closing authorizer: {}", e.toString());
+        }
+      }
       if (admin != null) {
         admin.close();
       }
@@ -180,7 +187,7 @@ public final class RouterMain implements Runnable {
     if (admin != null) {
       log.info("admin (/healthz, /readyz, /metrics) on port {}", admin.port());
     }
-    return new Running(router, admin, informer, client, group, blocking);
+    return new Running(router, admin, informer, authz, client, group, blocking);
   }
 
   /** DNS lookups and TokenReview calls: bounded threads and queue; overflow fails the request, never the loop. */

@@ -118,7 +118,7 @@ class TokenReviewAuthorizerTest {
   void bearerTokensAreCheckedWithTokenReviewAndNeverForwarded() throws Exception {
     TokenReviewAuthorizer authz =
         new TokenReviewAuthorizer(client, List.of("sandbox-router"), Duration.ofSeconds(30), 2048, pool);
-    try (RouterFixture r = router(authz)) {
+    try (authz; RouterFixture r = router(authz)) {
       HttpResponse<String> none = call(r, null);
       assertThat(none.statusCode()).isEqualTo(401);
       assertThat(none.body()).isEqualTo("{\"detail\":\"A bearer token is required.\"}");
@@ -152,7 +152,7 @@ class TokenReviewAuthorizerTest {
   void apiFailuresAre500AndNotCached() throws Exception {
     TokenReviewAuthorizer authz =
         new TokenReviewAuthorizer(client, List.of(), Duration.ofSeconds(30), 2048, pool);
-    try (RouterFixture r = router(authz)) {
+    try (authz; RouterFixture r = router(authz)) {
       HttpResponse<String> res = call(r, "Bearer explode");
       assertThat(res.statusCode()).isEqualTo(500);
       assertThat(res.body()).isEqualTo("{\"detail\":\"Authorization check failed.\"}");
@@ -169,6 +169,7 @@ class TokenReviewAuthorizerTest {
     AtomicLong now = new AtomicLong();
     TokenReviewAuthorizer authz =
         new TokenReviewAuthorizer(client, List.of(), Duration.ofSeconds(30), 2, pool, now::get);
+    try (authz) {
     authz.authorize("Bearer good-token", "default", "sb").get(10, TimeUnit.SECONDS);
     authz.authorize("Bearer good-token", "default", "sb").get(10, TimeUnit.SECONDS);
     assertThat(reviews.get()).isEqualTo(1);
@@ -178,6 +179,7 @@ class TokenReviewAuthorizerTest {
     authz.authorize("Bearer a", "default", "sb").exceptionally(t -> null).get(10, TimeUnit.SECONDS);
     authz.authorize("Bearer b", "default", "sb").exceptionally(t -> null).get(10, TimeUnit.SECONDS);
     assertThat(authz.cacheSize()).isEqualTo(2);
+    }
   }
 
   @Test
