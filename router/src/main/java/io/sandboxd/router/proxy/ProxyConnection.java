@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.sandboxd.router.authz.AuthzException;
 import io.sandboxd.router.resolve.ResolvedTarget;
@@ -179,6 +180,17 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
     while ((m = pipelined.poll()) != null) {
       ReferenceCountUtil.release(m);
     }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent) {
+      if (ex == null && pipelined.isEmpty()) {
+        ctx.close(); // idle keep-alive connection; requests in flight have their own timers
+      }
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
   }
 
   @Override
@@ -559,6 +571,9 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
     ChannelPipeline fp = front.pipeline();
     fp.replace(this, "relay", tunnel.clientSide());
     fp.remove(HttpServerCodec.class);
+    if (fp.get("idle") != null) {
+      fp.remove("idle"); // an upgraded connection may stay quiet for as long as it likes
+    }
     ChannelPipeline bp = back.pipeline();
     bp.replace(BackendHandler.class, "relay", tunnel.backendSide());
     bp.remove(HttpClientCodec.class);

@@ -11,6 +11,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.sandboxd.router.authz.Authorizer;
 import io.sandboxd.router.metrics.RouterMetrics;
 import io.sandboxd.router.resolve.TargetResolver;
@@ -25,6 +26,8 @@ import org.slf4j.LoggerFactory;
 public final class RouterServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RouterServer.class);
   private static final int MAX_CHUNK = 64 * 1024;
+  /** Keep-alive client connections with no exchange in progress are closed after this long. */
+  static final int IDLE_SECONDS = 120;
 
   final RouterConfig config;
   final RouteParser parser;
@@ -89,6 +92,7 @@ public final class RouterServer implements AutoCloseable {
                             .setMaxHeaderSize(64 * 1024)
                             .setMaxChunkSize(MAX_CHUNK);
                     ch.pipeline()
+                        .addLast("idle", new IdleStateHandler(0, 0, IDLE_SECONDS))
                         .addLast("http", new HttpServerCodec(dc))
                         .addLast("proxy", new ProxyConnection(RouterServer.this));
                   }
