@@ -233,11 +233,11 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
     }
     e.route = route;
     e.upgrade = ForwardHeaders.isUpgrade(req.headers());
-    if (!e.upgrade) {
-      // The proxy timeout bounds ordinary requests only; an upgraded connection must outlive it.
-      e.deadline = ctx.executor().schedule(() -> onDeadline(e),
-          core.config.proxyTimeout().toMillis(), TimeUnit.MILLISECONDS);
-    }
+    // The proxy timeout bounds every request until its response ends. An upgrade attempt is an
+    // ordinary request until the 101 arrives; switchProtocols() cancels the timer, so an upgraded
+    // connection (a code-server WebSocket, say) is never cut by it.
+    e.deadline = ctx.executor().schedule(() -> onDeadline(e),
+        core.config.proxyTimeout().toMillis(), TimeUnit.MILLISECONDS);
     CompletableFuture<Void> az;
     try {
       az = core.authorizer.authorize(

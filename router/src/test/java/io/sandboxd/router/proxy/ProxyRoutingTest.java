@@ -281,6 +281,47 @@ class ProxyRoutingTest {
   }
 
   @Test
+  void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+    String head = "X-Sandbox-ID: sb\r\nX-Sandbox-Pod-IP: 127.0.0.1\r\nX-Sandbox-Port: " + backend.port() + "\r\n";
+    String two = "GET /p1 HTTP/1.1\r\nHost: r\r\n" + head + "\r\n"
+        + "GET /p2 HTTP/1.1\r\nHost: r\r\nConnection: close\r\n" + head + "\r\n";
+    String all = rawExchange(two, null, null);
+    assertThat(all).containsSubsequence("GET /p1\n", "GET /p2\n");
+  }
+
+  @Test
+  void expectContinueIsRelayed() throws Exception {
+    String req = "POST /upload HTTP/1.1\r\nHost: r\r\nX-Sandbox-ID: sb\r\nX-Sandbox-Pod-IP: 127.0.0.1\r\n"
+        + "X-Sandbox-Port: " + backend.port() + "\r\nContent-Length: 5\r\nExpect: 100-continue\r\n"
+        + "Connection: close\r\n\r\n";
+    String all = rawExchange(req, "HTTP/1.1 100", "hello");
+    assertThat(all).startsWith("HTTP/1.1 100 Continue").contains("HTTP/1.1 200").contains("5 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+  }
+
+  /** Sends {@code first}; if {@code waitFor} is set, waits to read it and then sends {@code then}; reads to EOF. */
+  private String rawExchange(String first, String waitFor, String then) throws Exception {
+    try (java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), router.port())) {
+      s.setSoTimeout(20_000);
+      var out = s.getOutputStream();
+      var in = s.getInputStream();
+      out.write(first.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+      out.flush();
+      StringBuilder got = new StringBuilder();
+      if (waitFor != null) {
+        while (got.indexOf(waitFor) < 0 || got.indexOf("\r\n\r\n", got.indexOf(waitFor)) < 0) {
+          int c = in.read();
+          assertThat(c).as("EOF before " + waitFor + ": " + got).isNotNegative();
+          got.append((char) c);
+        }
+        out.write(then.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        out.flush();
+      }
+      got.append(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1));
+      return got.toString();
+    }
+  }
+
+  @Test
   void healthzAndReadyzOnTheProxyPort() throws Exception {
     assertThat(send(HttpRequest.newBuilder(router.uri("/healthz")).build()).body())
         .isEqualTo("{\"status\":\"ok\"}");
