@@ -321,6 +321,52 @@ class ProxyRoutingTest {
     }
   }
 
+  /** A one-shot raw backend: reads the request head, writes {@code reply}, closes. */
+  private static int rawBackend(String reply) throws Exception {
+    java.net.ServerSocket ss = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+    Thread t = new Thread(() -> {
+      try (ss; java.net.Socket s = ss.accept()) {
+        var in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(),
+            java.nio.charset.StandardCharsets.ISO_8859_1));
+        String line;
+        while ((line = in.readLine()) != null && !line.isEmpty()) {
+          // skip the request head
+        }
+        s.getOutputStream().write(reply.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        s.getOutputStream().flush();
+      } catch (java.io.IOException ignored) {
+        // the test sees the outcome through the router
+      }
+    }, "raw-backend");
+    t.setDaemon(true);
+    t.start();
+    return ss.getLocalPort();
+  }
+
+  @Test
+  void backendDyingMidBodyTruncatesTheClientResponse() throws Exception {
+    int port = rawBackend("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly-ten!!");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> send(router.toPodIp(port, "/cut").build()))
+        .isInstanceOf(java.io.IOException.class);
+  }
+
+  @Test
+  void garbageFromTheBackendIs502() throws Exception {
+    int port = rawBackend("SSH-2.0-OpenSSH_9.6\r\n\r\n");
+    HttpResponse<String> r = send(router.toPodIp(port, "/garbage").build());
+    assertThat(r.statusCode()).isEqualTo(502);
+    assertThat(r.body()).startsWith("{\"detail\":\"");
+  }
+
+  @Test
+  void closeDelimitedResponsesAreRelayedAndTheConnectionClosed() throws Exception {
+    int port = rawBackend("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nuntil-eof");
+    HttpResponse<String> r = send(router.toPodIp(port, "/eof").build());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo("until-eof");
+  }
+
   @Test
   void healthzAndReadyzOnTheProxyPort() throws Exception {
     assertThat(send(HttpRequest.newBuilder(router.uri("/healthz")).build()).body())
