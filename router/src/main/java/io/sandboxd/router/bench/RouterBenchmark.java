@@ -176,7 +176,10 @@ public final class RouterBenchmark implements java.util.concurrent.Callable<Inte
 
   private void writeJson(List<Row> rows) throws IOException {
     StringBuilder b = new StringBuilder("{\n  \"cores\": ").append(Runtime.getRuntime().availableProcessors())
-        .append(",\n  \"java\": \"").append(System.getProperty("java.version")).append("\",\n  \"runs\": [\n");
+        .append(",\n  \"java\": \"").append(System.getProperty("java.version"))
+        .append("\",\n  \"load_average_at_end\": ")
+        .append(String.format(Locale.ROOT, "%.2f", java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()))
+        .append(",\n  \"repeat\": ").append(Math.max(1, repeat)).append(",\n  \"runs\": [\n");
     for (int i = 0; i < rows.size(); i++) {
       Row row = rows.get(i);
       b.append(String.format(Locale.ROOT,
