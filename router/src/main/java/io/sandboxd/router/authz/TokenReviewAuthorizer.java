@@ -26,7 +26,6 @@ import org.slf4j.LoggerFactory;
  * are not cached.
  */
 public final class TokenReviewAuthorizer implements Authorizer, AutoCloseable {
-  private static final int REVIEW_TIMEOUT_MS = 5_000;
   private static final Logger log = LoggerFactory.getLogger(TokenReviewAuthorizer.class);
 
   private record Verdict(boolean authenticated, long expiresAtNanos) {}
@@ -38,9 +37,11 @@ public final class TokenReviewAuthorizer implements Authorizer, AutoCloseable {
   private final LongSupplier clock;
   private final Map<String, Verdict> cache;
 
+  /** @param reviewTimeout bound on one TokenReview call (connect + response); no retries */
   public TokenReviewAuthorizer(
-      KubernetesClient client, List<String> audiences, Duration ttl, int maxEntries, Executor blocking) {
-    this(client, audiences, ttl, maxEntries, blocking, System::nanoTime);
+      KubernetesClient client, List<String> audiences, Duration ttl, int maxEntries,
+      Duration reviewTimeout, Executor blocking) {
+    this(client, audiences, ttl, maxEntries, reviewTimeout, blocking, System::nanoTime);
   }
 
   TokenReviewAuthorizer(
@@ -48,6 +49,7 @@ public final class TokenReviewAuthorizer implements Authorizer, AutoCloseable {
       List<String> audiences,
       Duration ttl,
       int maxEntries,
+      Duration reviewTimeout,
       Executor blocking,
       LongSupplier clock) {
     // Own client with no retries and a short timeout: a request waiting on a slow or failing API
@@ -57,7 +59,8 @@ public final class TokenReviewAuthorizer implements Authorizer, AutoCloseable {
             .withConfig(
                 new ConfigBuilder(client.getConfiguration())
                     .withRequestRetryBackoffLimit(0)
-                    .withRequestTimeout(REVIEW_TIMEOUT_MS)
+                    .withRequestTimeout((int) reviewTimeout.toMillis())
+                    .withConnectionTimeout((int) reviewTimeout.toMillis())
                     .build())
             .build();
     this.audiences = List.copyOf(audiences);

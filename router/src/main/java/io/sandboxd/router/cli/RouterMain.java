@@ -99,6 +99,10 @@ public final class RouterMain implements Runnable {
   @Option(names = "--authz-cache-ttl", defaultValue = "30s", description = "TokenReview verdict cache TTL (default ${DEFAULT-VALUE}).")
   String authzCacheTtl;
 
+  @Option(names = "--authz-tokenreview-timeout", defaultValue = "10s",
+      description = "Bound on one TokenReview call; failures answer 500 (default ${DEFAULT-VALUE}).")
+  String tokenReviewTimeout;
+
   @Option(names = "--io-threads", defaultValue = "0", description = "Netty event-loop threads (0 = 2 x cores).")
   int ioThreads;
 
@@ -171,7 +175,8 @@ public final class RouterMain implements Runnable {
     }
     Authorizer authz;
     if (tokenReview) {
-      authz = new TokenReviewAuthorizer(client, audiences, DurationParser.parse(authzCacheTtl), 2048, blocking);
+      authz = new TokenReviewAuthorizer(client, audiences, DurationParser.parse(authzCacheTtl), 2048,
+          DurationParser.parse(tokenReviewTimeout), blocking);
     } else {
       authz = new AllowAllAuthorizer();
       log.warn("--authz-mode=allow-all: any caller that reaches this port can reach every sandbox. "

@@ -117,7 +117,7 @@ class TokenReviewAuthorizerTest {
   @Test
   void bearerTokensAreCheckedWithTokenReviewAndNeverForwarded() throws Exception {
     TokenReviewAuthorizer authz =
-        new TokenReviewAuthorizer(client, List.of("sandbox-router"), Duration.ofSeconds(30), 2048, pool);
+        new TokenReviewAuthorizer(client, List.of("sandbox-router"), Duration.ofSeconds(30), 2048, Duration.ofSeconds(60), pool);
     try (authz; RouterFixture r = router(authz)) {
       HttpResponse<String> none = call(r, null);
       assertThat(none.statusCode()).isEqualTo(401);
@@ -151,7 +151,7 @@ class TokenReviewAuthorizerTest {
   @Test
   void apiFailuresAre500AndNotCached() throws Exception {
     TokenReviewAuthorizer authz =
-        new TokenReviewAuthorizer(client, List.of(), Duration.ofSeconds(30), 2048, pool);
+        new TokenReviewAuthorizer(client, List.of(), Duration.ofSeconds(30), 2048, Duration.ofSeconds(60), pool);
     try (authz; RouterFixture r = router(authz)) {
       HttpResponse<String> res = call(r, "Bearer explode");
       assertThat(res.statusCode()).isEqualTo(500);
@@ -168,16 +168,16 @@ class TokenReviewAuthorizerTest {
   void cachedVerdictsExpireAfterTheTtlAndTheCacheIsBounded() throws Exception {
     AtomicLong now = new AtomicLong();
     TokenReviewAuthorizer authz =
-        new TokenReviewAuthorizer(client, List.of(), Duration.ofSeconds(30), 2, pool, now::get);
+        new TokenReviewAuthorizer(client, List.of(), Duration.ofSeconds(30), 2, Duration.ofSeconds(60), pool, now::get);
     try (authz) {
-    authz.authorize("Bearer good-token", "default", "sb").get(10, TimeUnit.SECONDS);
-    authz.authorize("Bearer good-token", "default", "sb").get(10, TimeUnit.SECONDS);
+    authz.authorize("Bearer good-token", "default", "sb").get(90, TimeUnit.SECONDS);
+    authz.authorize("Bearer good-token", "default", "sb").get(90, TimeUnit.SECONDS);
     assertThat(reviews.get()).isEqualTo(1);
     now.addAndGet(Duration.ofSeconds(31).toNanos());
-    authz.authorize("Bearer good-token", "default", "sb").get(10, TimeUnit.SECONDS);
+    authz.authorize("Bearer good-token", "default", "sb").get(90, TimeUnit.SECONDS);
     assertThat(reviews.get()).isEqualTo(2);
-    authz.authorize("Bearer a", "default", "sb").exceptionally(t -> null).get(10, TimeUnit.SECONDS);
-    authz.authorize("Bearer b", "default", "sb").exceptionally(t -> null).get(10, TimeUnit.SECONDS);
+    authz.authorize("Bearer a", "default", "sb").exceptionally(t -> null).get(90, TimeUnit.SECONDS);
+    authz.authorize("Bearer b", "default", "sb").exceptionally(t -> null).get(90, TimeUnit.SECONDS);
     assertThat(authz.cacheSize()).isEqualTo(2);
     }
   }

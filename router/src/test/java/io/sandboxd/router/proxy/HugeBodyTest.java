@@ -53,7 +53,7 @@ class HugeBodyTest {
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     while (true) {
       try {
         HttpResponse<String> r = http.send(
@@ -84,7 +84,7 @@ class HugeBodyTest {
 
   private HttpRequest.Builder req(String path) {
     return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + routerPort + path))
-        .timeout(Duration.ofMinutes(3))
+        .timeout(Duration.ofMinutes(6))
         .header("X-Sandbox-ID", "big")
         .header("X-Sandbox-Pod-IP", "127.0.0.1")
         .header("X-Sandbox-Port", Integer.toString(backend.port()));

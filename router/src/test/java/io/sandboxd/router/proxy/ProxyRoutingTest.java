@@ -209,7 +209,7 @@ class ProxyRoutingTest {
       });
       late.start();
       try {
-        HttpResponse<String> r = pending.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        HttpResponse<String> r = pending.get(90, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).isEqualTo("late");
       } finally {
@@ -301,7 +301,7 @@ class ProxyRoutingTest {
   /** Sends {@code first}; if {@code waitFor} is set, waits to read it and then sends {@code then}; reads to EOF. */
   private String rawExchange(String first, String waitFor, String then) throws Exception {
     try (java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), router.port())) {
-      s.setSoTimeout(20_000);
+      s.setSoTimeout(60_000);
       var out = s.getOutputStream();
       var in = s.getInputStream();
       out.write(first.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));

@@ -50,7 +50,7 @@ class StreamingTest {
     assertThat(r.headers().firstValue("content-type")).hasValue("text/event-stream");
     try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
       for (int i = 1; i <= 3; i++) {
-        String event = CompletableFuture.supplyAsync(() -> readEvent(in)).get(20, TimeUnit.SECONDS);
+        String event = CompletableFuture.supplyAsync(() -> readEvent(in)).get(60, TimeUnit.SECONDS);
         assertThat(event).isEqualTo("id: " + i + "|data: event-" + i);
         backend.releaseNextEvent();
       }

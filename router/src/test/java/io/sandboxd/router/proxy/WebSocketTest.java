@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 
 /** Real WebSocket upgrades through the router, against a Netty WebSocket echo server. */
 class WebSocketTest {
-  static final Duration PROXY_TIMEOUT = Duration.ofSeconds(2);
+  static final Duration PROXY_TIMEOUT = Duration.ofSeconds(3);
   static WsEchoBackend ws;
   static RouterFixture router;
 
@@ -87,21 +87,21 @@ class WebSocketTest {
             .header("Origin", "https://ide.example")
             .header("Authorization", "Bearer caller-secret")
             .buildAsync(URI.create("ws://127.0.0.1:" + router.port() + "/"), c)
-            .get(20, TimeUnit.SECONDS);
-    socket.sendText("one", true).get(10, TimeUnit.SECONDS);
-    assertThat(c.messages.poll(10, TimeUnit.SECONDS)).isEqualTo("echo:one");
+            .get(60, TimeUnit.SECONDS);
+    socket.sendText("one", true).get(60, TimeUnit.SECONDS);
+    assertThat(c.messages.poll(60, TimeUnit.SECONDS)).isEqualTo("echo:one");
     assertThat(router.metrics.activeUpgrades()).isEqualTo(1);
 
     // Idle for well over the proxy timeout: an ordinary request would have been cut by now.
     Thread.sleep(PROXY_TIMEOUT.multipliedBy(2).plusMillis(500).toMillis());
     assertThat(c.closed).isNotDone();
-    socket.sendText("two", true).get(10, TimeUnit.SECONDS);
-    assertThat(c.messages.poll(10, TimeUnit.SECONDS)).isEqualTo("echo:two");
+    socket.sendText("two", true).get(60, TimeUnit.SECONDS);
+    assertThat(c.messages.poll(60, TimeUnit.SECONDS)).isEqualTo("echo:two");
 
     // A larger message crosses the tunnel in several reads.
     String big = "x".repeat(300_000);
-    socket.sendText(big, true).get(10, TimeUnit.SECONDS);
-    String bigEcho = c.messages.poll(10, TimeUnit.SECONDS);
+    socket.sendText(big, true).get(60, TimeUnit.SECONDS);
+    String bigEcho = c.messages.poll(60, TimeUnit.SECONDS);
     assertThat(bigEcho).isNotNull();
     assertThat(bigEcho.length()).isEqualTo(5 + big.length());
     assertThat(bigEcho.equals("echo:" + big)).as("large echo intact").isTrue();
@@ -112,9 +112,9 @@ class WebSocketTest {
     assertThat(hs.get("Upgrade")).isEqualToIgnoringCase("websocket");
     assertThat(hs.get("Host")).isEqualTo("127.0.0.1:" + ws.port());
 
-    socket.sendClose(WebSocket.NORMAL_CLOSURE, "bye").get(10, TimeUnit.SECONDS);
-    assertThat(c.closed.get(10, TimeUnit.SECONDS)).isEqualTo(WebSocket.NORMAL_CLOSURE);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    socket.sendClose(WebSocket.NORMAL_CLOSURE, "bye").get(60, TimeUnit.SECONDS);
+    assertThat(c.closed.get(60, TimeUnit.SECONDS)).isEqualTo(WebSocket.NORMAL_CLOSURE);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (router.metrics.activeUpgrades() != 0 && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
@@ -127,9 +127,9 @@ class WebSocketTest {
     WebSocket socket =
         router.http.newWebSocketBuilder()
             .buildAsync(URI.create("ws://127.0.0.1:" + router.port() + "/router/default/wsb/" + ws.port() + "/ws"), c)
-            .get(20, TimeUnit.SECONDS);
-    socket.sendText("hi", true).get(10, TimeUnit.SECONDS);
-    assertThat(c.messages.poll(10, TimeUnit.SECONDS)).isEqualTo("echo:hi");
+            .get(60, TimeUnit.SECONDS);
+    socket.sendText("hi", true).get(60, TimeUnit.SECONDS);
+    assertThat(c.messages.poll(60, TimeUnit.SECONDS)).isEqualTo("echo:hi");
     assertThat(router.dnsLookups).contains("wsb.default.svc." + RouterFixture.DOMAIN);
     assertThat(ws.handshakes.get(ws.handshakes.size() - 1).get("Host"))
         .isEqualTo("wsb.default.svc." + RouterFixture.DOMAIN + ":" + ws.port());

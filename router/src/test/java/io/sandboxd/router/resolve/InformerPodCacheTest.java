@@ -84,12 +84,12 @@ class InformerPodCacheTest {
 
   private void startCache() throws Exception {
     cache = new InformerPodCache(client, null);
-    cache.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    cache.start().toCompletableFuture().get(90, TimeUnit.SECONDS);
     router = new RouterFixture(RouterFixture.config(), cache, new AllowAllAuthorizer(), List.of());
   }
 
   private static void await(BooleanSupplier cond, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!cond.getAsBoolean()) {
       assertThat(System.nanoTime()).as("timed out waiting for " + what).isLessThan(deadline);
       Thread.sleep(20);

@@ -31,7 +31,7 @@ public final class RouterFixture implements AutoCloseable {
   public final List<String> dnsLookups = new CopyOnWriteArrayList<>();
   private final ExecutorService blocking = Executors.newCachedThreadPool();
   public final HttpClient http =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(30)).build();
 
   public static RouterConfig config() {
     return RouterConfig.defaults()
