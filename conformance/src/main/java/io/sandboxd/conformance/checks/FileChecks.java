@@ -531,7 +531,7 @@ public final class FileChecks {
         for (JsonNode e : l.path("entries")) {
             String v = Expect.str(e.path("modified_at"));
             Expect.that(v != null && v.matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z"), "entry " + e.path("name")
-                    + ": modified_at must look like 2026-08-06T10:00:00Z (UTC, whole seconds, Z), got " + e.path("modified_at"));
+                    + ": expected modified_at like 2026-08-06T10:00:00Z (UTC, whole seconds, Z), got " + e.path("modified_at"));
         }
         Expect.equal("modified_at of a file with mtime 2024-01-02 03:04:05 UTC", "2024-01-02T03:04:05Z",
                 Expect.str(entry(l, "old.txt").path("modified_at")));
@@ -575,13 +575,13 @@ public final class FileChecks {
         for (String t : new String[]{enc(ctx.path("h/f.txt")), enc(ctx.path("h")), enc(ctx.path("h/missing"))}) {
             HttpResult g = ctx.rest().get(t);
             HttpResult h = ctx.rest().head(t);
-            Expect.that(g.status() == h.status(), "HEAD " + t + ": status must equal GET's " + g.status() + ", got " + h.describe());
+            Expect.that(g.status() == h.status(), "HEAD " + t + ": expected the status GET gets (" + g.status() + "), got " + h.describe());
             for (String name : new String[]{"Content-Type", "Content-Length", "Last-Modified", "ETag"}) {
                 if (g.header(name) != null && (g.status() == 200 || name.equals("Content-Type"))) {
                     Expect.equal("HEAD " + t + ": header " + name + " (GET sent it)", g.header(name), h.header(name));
                 }
             }
-            Expect.that(h.extraBytes().length == 0, "HEAD " + t + ": must not send a body, got " + h.extraBytes().length + " bytes "
+            Expect.that(h.extraBytes().length == 0, "HEAD " + t + ": expected no body, got " + h.extraBytes().length + " bytes "
                     + Bytes.excerpt(h.extraBytes(), 80));
         }
     }

@@ -81,7 +81,7 @@ public final class InteractiveChecks {
 
     static void tty001(CheckContext ctx) throws Exception {
         StartStream st = runPty(ctx, sh("if [ -t 0 ] && [ -t 1 ]; then echo is-a-tty; else echo not-a-tty; fi"), PTY_80X24);
-        Expect.that(st.stdoutText().contains("is-a-tty"), "Start with pty 80x24: `[ -t 0 ] && [ -t 1 ]` must hold, got " + st.describe());
+        Expect.that(st.stdoutText().contains("is-a-tty"), "Start with pty 80x24: expected `[ -t 0 ] && [ -t 1 ]` to hold (prints is-a-tty), got " + st.describe());
     }
 
     static void tty002(CheckContext ctx) throws Exception {

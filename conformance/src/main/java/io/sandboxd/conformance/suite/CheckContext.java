@@ -82,9 +82,9 @@ public final class CheckContext {
 
     /** Waits for init or fails with what the stream did instead. */
     public int init(StartStream s) throws InterruptedException {
-        int pid = s.awaitInit(Duration.ofSeconds(20));
+        int pid = s.awaitInit(Duration.ofSeconds(10));
         if (pid <= 0) {
-            throw Expect.fail("Start: expected a first message init{process_id > 0} within 20 s, got " + s.describe());
+            throw Expect.fail("Start: expected a first message init{process_id > 0} within 10 s, got " + s.describe());
         }
         return pid;
     }

@@ -57,27 +57,27 @@ public final class Expect {
     /** CONTRACT §2.2: application/json and {code, message} both non-empty strings, code matching the status. */
     public static JsonNode errorBody(HttpResult r) {
         if (!r.mediaType().equals("application/json")) {
-            throw fail(r.request() + ": error response must have Content-Type application/json and a {\"code\",\"message\"} body, got "
+            throw fail(r.request() + ": expected an error with Content-Type application/json and a {\"code\",\"message\"} body, got "
                     + r.describe());
         }
         JsonNode body;
         try {
             body = JSON.readTree(r.body());
         } catch (RuntimeException e) {
-            throw fail(r.request() + ": error body is not valid JSON: " + r.describe());
+            throw fail(r.request() + ": expected a JSON error body {\"code\",\"message\"}, got invalid JSON: " + r.describe());
         }
         if (body == null || !body.isObject()) {
-            throw fail(r.request() + ": error body must be a JSON object {\"code\",\"message\"}, got " + r.describe());
+            throw fail(r.request() + ": expected the error body to be a JSON object {\"code\",\"message\"}, got " + r.describe());
         }
         for (String field : new String[]{"code", "message"}) {
             JsonNode v = body.get(field);
             if (v == null || !v.isString() || v.stringValue().isEmpty()) {
-                throw fail(r.request() + ": error body field \"" + field + "\" must be a non-empty string, got " + r.describe());
+                throw fail(r.request() + ": expected error body field \"" + field + "\" to be a non-empty string, got " + r.describe());
             }
         }
         String want = CODE_OF_STATUS.get(r.status());
         if (want != null && !want.equals(body.get("code").stringValue())) {
-            throw fail(r.request() + ": status " + r.status() + " must carry code \"" + want + "\", got \""
+            throw fail(r.request() + ": expected status " + r.status() + " to carry code \"" + want + "\", got \""
                     + body.get("code").stringValue() + "\" in " + r.describe());
         }
         return body;

@@ -157,7 +157,7 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
                     if (!out.isCancelled()) {
                         out.onNext(StartResponse.newBuilder().setExit(ExitEvent.newBuilder().setExitCode(code)).build());
                         if (broken.contains(Breakage.EXIT_NOT_LAST)) {
-                            out.onNext(StartResponse.newBuilder().setStdout(ByteString.copyFromUtf8("after exit")).build());
+                            out.onNext(StartResponse.newBuilder().setStdout(ByteString.EMPTY).build());
                         }
                         out.onCompleted();
                     }
