@@ -303,7 +303,9 @@ public final class InteractiveChecks {
             StartStream st = ctx.start(config("sleep", "30"));
             int pid = ctx.init(st);
             Expect.ok(ctx.proc().signal(pid, sig), "SendSignal " + sig + " to `sleep 30`");
-            ctx.end(st, Duration.ofSeconds(10));
+            if (!st.awaitEnd(Duration.ofSeconds(10))) {
+                throw fail("`sleep 30` after SendSignal " + sig + ": expected exit within 10 s, got " + st.describe() + ignoredHint(ctx, sig));
+            }
             Integer code = st.exitCode();
             if (exact) {
                 Expect.that(code != null && code == 128 + sig, "`sleep 30` killed by signal " + sig + ": expected exit{exit_code=" + (128 + sig)
@@ -313,6 +315,21 @@ public final class InteractiveChecks {
                         + ": expected exit with a non-zero code and status OK, got " + st.describe());
             }
         }
+    }
+
+    /** Explains the classic cause of an ignored SIGINT: the runtime itself was started with it ignored. */
+    static String ignoredHint(CheckContext ctx, int sig) {
+        try {
+            String line = ctx.sh("grep '^SigIgn' /proc/self/status").replace("SigIgn:", "").trim();
+            long mask = Long.parseUnsignedLong(line, 16);
+            if ((mask & (1L << (sig - 1))) != 0) {
+                return ". The runtime's children start with signal " + sig + " ignored (SigIgn " + line
+                        + "): the runtime was itself started with it ignored (nohup, or `&` in a non-interactive shell) and passes that on";
+            }
+        } catch (RuntimeException ignored) {
+            // no /proc: no hint
+        }
+        return "";
     }
 
     static void sig005(CheckContext ctx) throws Exception {

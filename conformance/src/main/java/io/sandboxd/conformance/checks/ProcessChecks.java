@@ -519,7 +519,7 @@ public final class ProcessChecks {
     }
 
     static void start009(CheckContext ctx) throws Exception {
-        StartStream st = ctx.start(sh("echo first; sleep 3; echo second"));
+        StartStream st = ctx.start(sh("echo first; sleep 2.5; echo second"));
         ctx.init(st);
         ctx.end(st, END);
         long init = st.events().get(0).nanos();
@@ -527,7 +527,7 @@ public final class ProcessChecks {
                 .orElseThrow(() -> fail("no stdout event: " + st.describe()));
         long ms = TimeUnit.NANOSECONDS.toMillis(first.nanos() - init);
         Expect.that(ms < 1500 && first.message().getStdout().toStringUtf8().startsWith("first"),
-                "Start [echo first; sleep 3; echo second]: \"first\" must arrive promptly (< 1.5 s after init), it arrived after "
+                "Start [echo first; sleep 2.5; echo second]: expected \"first\" promptly (< 1.5 s after init), it arrived after "
                         + ms + " ms as " + Bytes.excerpt(first.message().getStdout().toByteArray(), 40));
     }
 
@@ -557,7 +557,7 @@ public final class ProcessChecks {
     }
 
     static void killGroupOnStreamEnd(CheckContext ctx, boolean cancel) throws Exception {
-        StartStream st = ctx.start(sh("sleep 300 & echo \"$$ $!\"; wait"), null, cancel ? Duration.ofSeconds(60) : Duration.ofSeconds(3));
+        StartStream st = ctx.start(sh("sleep 300 & echo \"$$ $!\"; wait"), null, cancel ? Duration.ofSeconds(60) : Duration.ofSeconds(2));
         ctx.init(st);
         Expect.that(st.await(s -> s.stdoutText().trim().split(" ").length == 2, Duration.ofSeconds(10)),
                 "Start [sh -c 'sleep 300 & echo \"$$ $!\"; wait']: expected the two pids on stdout, got " + st.describe());
@@ -569,7 +569,7 @@ public final class ProcessChecks {
         }
         for (String p : pids) {
             Expect.that(ctx.suite().awaitGone(Long.parseLong(p), Duration.ofSeconds(8)), (cancel ? "after cancelling the stream" :
-                    "after the stream's 3 s deadline passed") + ", process " + p + " of the group (shell " + pids[0] + ", background sleep "
+                    "after the stream's 2 s deadline passed") + ", process " + p + " of the group (shell " + pids[0] + ", background sleep "
                     + pids[1] + ") was still alive 8 s later");
         }
     }
