@@ -54,7 +54,7 @@ public record HttpResult(String request, int status, String reason, List<Map.Ent
         sb.append(", Content-Type: ").append(ct == null ? "(none)" : ct);
         sb.append(", body ").append(body.length).append(" bytes");
         if (body.length > 0) {
-            sb.append(' ').append(Bytes.excerpt(body, 160));
+            sb.append(' ').append(Bytes.excerpt(body, 96));
         }
         return sb.toString();
     }
