@@ -300,18 +300,20 @@ public final class InteractiveChecks {
 
     static void signalExit(CheckContext ctx, boolean exact) throws Exception {
         for (int sig : new int[]{2, 15, 9}) {
-            StartStream st = ctx.start(config("sleep", "30"));
+            // "ready" proves the process runs in its group; signalling right after init is PROC-START-005's business.
+            StartStream st = ctx.start(sh("echo ready; exec sleep 30"));
             int pid = ctx.init(st);
-            Expect.ok(ctx.proc().signal(pid, sig), "SendSignal " + sig + " to `sleep 30`");
+            Expect.that(st.awaitStdoutContains("ready", Duration.ofSeconds(10)), "no \"ready\": " + st.describe());
+            Expect.ok(ctx.proc().signal(pid, sig), "SendSignal " + sig + " to `exec sleep 30`");
             if (!st.awaitEnd(Duration.ofSeconds(10))) {
-                throw fail("`sleep 30` after SendSignal " + sig + ": expected exit within 10 s, got " + st.describe() + ignoredHint(ctx, sig));
+                throw fail("`exec sleep 30` after SendSignal " + sig + ": expected exit within 10 s, got " + st.describe() + ignoredHint(ctx, sig));
             }
             Integer code = st.exitCode();
             if (exact) {
-                Expect.that(code != null && code == 128 + sig, "`sleep 30` killed by signal " + sig + ": expected exit{exit_code=" + (128 + sig)
+                Expect.that(code != null && code == 128 + sig, "`exec sleep 30` killed by signal " + sig + ": expected exit{exit_code=" + (128 + sig)
                         + "}, got " + st.describe());
             } else {
-                Expect.that(code != null && code != 0 && st.status().isOk(), "`sleep 30` after SendSignal " + sig
+                Expect.that(code != null && code != 0 && st.status().isOk(), "`exec sleep 30` after SendSignal " + sig
                         + ": expected exit with a non-zero code and status OK, got " + st.describe());
             }
         }

@@ -475,10 +475,14 @@ public final class ProcessChecks {
         ctx.end(st, END);
         Expect.that("early".equals(st.stdoutText()) && Integer.valueOf(0).equals(st.exitCode()),
                 "Start [cat], input \"early\" and eof sent as soon as init arrived: expected stdout \"early\" and exit 0, got " + st.describe());
-        StartStream sl = ctx.start(config("sleep", "30"));
-        int pid2 = ctx.init(sl);
-        Expect.ok(ctx.proc().signal(pid2, 9), "SendSignal SIGKILL right after init");
-        ctx.end(sl, END);
+        for (int i = 1; i <= 3; i++) {
+            StartStream sl = ctx.start(config("sleep", "30"));
+            int pid2 = ctx.init(sl);
+            Expect.ok(ctx.proc().signal(pid2, 9), "SendSignal SIGKILL right after init");
+            Expect.that(sl.awaitEnd(Duration.ofSeconds(10)), "Start [sleep 30], SendSignal SIGKILL as soon as init arrived (attempt " + i
+                    + " of 3): expected the process to die and the stream to end within 10 s, got " + sl.describe()
+                    + ". A signal sent before the child has become its own process group leader must not be lost");
+        }
     }
 
     static void start006(CheckContext ctx) throws Exception {
