@@ -134,16 +134,21 @@ public final class ConformanceCommand implements Callable<Integer> {
                 return USAGE;
             }
             String selection = only != null && !only.isEmpty() ? "--only " + String.join(",", only) : "--level " + level;
-            out.println("sandboxd-conformance: " + selected.size() + " checks (" + selection + ") against gRPC " + grpc + ", REST " + rest
+            // stdout carries only the per-check lines and the totals; this goes to stderr.
+            err.println("sandboxd-conformance: " + selected.size() + " checks (" + selection + ") against gRPC " + grpc + ", REST " + rest
                     + "; scratch directory " + suite.scratch());
             try {
                 suite.createScratch();
             } catch (RuntimeException e) {
                 err.println("sandboxd-conformance: warning: " + e.getMessage() + " (checks needing fixtures will fail)");
             }
+            // Interrupted (Ctrl-C)? Still remove the scratch directory from the runtime.
+            Thread cleanup = new Thread(suite::removeScratch, "conformance-cleanup");
+            Runtime.getRuntime().addShutdownHook(cleanup);
             Instant started = Instant.now();
             long t0 = System.nanoTime();
             List<CheckResult> results = new Runner(suite, Registry.all()).run(selected, r -> out.println(ConsoleReport.line(r)));
+            Runtime.getRuntime().removeShutdownHook(cleanup);
             String warning = suite.removeScratch();
             if (warning != null) {
                 err.println("sandboxd-conformance: warning: " + warning);
