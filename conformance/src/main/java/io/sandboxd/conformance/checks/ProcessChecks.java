@@ -547,16 +547,16 @@ public final class ProcessChecks {
     }
 
     static void start011(CheckContext ctx) throws Exception {
-        StartStream st = ctx.start(sh("sleep 6 & echo started"));
+        StartStream st = ctx.start(sh("sleep 8 & echo started"));
         ctx.init(st);
         ctx.end(st, Duration.ofSeconds(20));
         StartStream.Event started = st.events().stream().filter(e -> e.message().hasStdout()).findFirst()
                 .orElseThrow(() -> fail("no stdout event: " + st.describe()));
         StartStream.Event exit = st.exitEvent();
-        Expect.that(exit != null, "Start [sh -c 'sleep 6 & echo started']: expected an exit event, got " + st.describe());
+        Expect.that(exit != null, "Start [sh -c 'sleep 8 & echo started']: expected an exit event, got " + st.describe());
         long ms = TimeUnit.NANOSECONDS.toMillis(exit.nanos() - started.nanos());
-        Expect.that(ms <= 3500 && exit.message().getExit().getExitCode() == 0,
-                "Start [sh -c 'sleep 6 & echo started'] (the background sleep holds stdout): exit{0} must follow within 2 s of the leader's exit, it came "
+        Expect.that(ms <= 4500 && exit.message().getExit().getExitCode() == 0,
+                "Start [sh -c 'sleep 8 & echo started'] (the background sleep holds stdout): expected exit{0} within 2 s of the leader's exit (4.5 s allowed), it came "
                         + ms + " ms after \"started\" as exit{" + exit.message().getExit().getExitCode() + "}");
     }
 
@@ -645,11 +645,11 @@ public final class ProcessChecks {
 
     static void exec006(CheckContext ctx) {
         long t0 = System.nanoTime();
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(sh("sleep 6 & echo done"), Duration.ofSeconds(15));
+        GrpcResult<ExecuteResponse> r = ctx.proc().execute(sh("sleep 8 & echo done"), Duration.ofSeconds(15));
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-        Expect.ok(r, "Execute [sh -c 'sleep 6 & echo done'] (the background sleep holds stdout)");
+        Expect.ok(r, "Execute [sh -c 'sleep 8 & echo done'] (the background sleep holds stdout)");
         Expect.equal("stdout", "done\n", r.value().getStdout().toStringUtf8());
         Expect.equal("exit_code", 0, r.value().getExitCode());
-        Expect.that(ms <= 4000, "Execute [sh -c 'sleep 6 & echo done']: the response must come within 2 s of the leader's exit, it took " + ms + " ms");
+        Expect.that(ms <= 5000, "Execute [sh -c 'sleep 8 & echo done']: expected the response within 2 s of the leader's exit (5 s allowed from the call), it took " + ms + " ms");
     }
 }
