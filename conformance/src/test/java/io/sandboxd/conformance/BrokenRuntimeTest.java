@@ -33,7 +33,7 @@ class BrokenRuntimeTest {
             "FS-GET-008", "FS-GET-010", "FS-GET-014", "FS-GET-015", "FS-PUT-001", "FS-PUT-004", "FS-PUT-005", "FS-PUT-007",
             "FS-PUT-010", "FS-DEL-001", "FS-DEL-002", "FS-DEL-004", "FS-ERR-001", "RT-HEALTH-001");
     static final List<String> PROCESS_CHECKS = List.of("PROC-CMD-001", "PROC-CMD-003", "PROC-CMD-007", "PROC-START-001", "PROC-START-002",
-            "PROC-START-003", "PROC-START-006", "PROC-START-007", "PROC-EXEC-001", "PROC-STDIN-001", "PROC-STDIN-002", "PROC-SIG-001",
+            "PROC-START-003", "PROC-START-005", "PROC-START-006", "PROC-START-007", "PROC-EXEC-001", "PROC-STDIN-001", "PROC-STDIN-002", "PROC-SIG-001",
             "PROC-TTY-007", "PROC-TTY-008", "PROC-TTY-001", "PROC-TTY-002", "PROC-TTY-003");
 
     /** Which checks must report each breakage. */
@@ -50,7 +50,8 @@ class BrokenRuntimeTest {
             entry(Breakage.EXIT_NOT_LAST, Set.of("PROC-START-002")),
             entry(Breakage.STDERR_AS_STDOUT, Set.of("PROC-START-006", "PROC-START-007")),
             entry(Breakage.NOT_FOUND_AS_INTERNAL, Set.of("PROC-CMD-007", "PROC-STDIN-001", "PROC-SIG-001", "PROC-TTY-007")),
-            entry(Breakage.PTY_IGNORED, Set.of("PROC-TTY-001", "PROC-TTY-002", "PROC-TTY-003")));
+            entry(Breakage.PTY_IGNORED, Set.of("PROC-TTY-001", "PROC-TTY-002", "PROC-TTY-003")),
+            entry(Breakage.EARLY_SIGNAL_LOST, Set.of("PROC-START-005")));
 
     /** Checks that may fail as well, because they use the broken behaviour to set up or verify. */
     static final Map<Breakage, Set<String>> MAY_ALSO_FAIL = Map.of(

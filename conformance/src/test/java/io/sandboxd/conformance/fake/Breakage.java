@@ -27,5 +27,7 @@ public enum Breakage {
     /** gRPC: NOT_FOUND conditions are reported as INTERNAL. */
     NOT_FOUND_AS_INTERNAL,
     /** gRPC: the pty request is ignored (pipes instead). */
-    PTY_IGNORED
+    PTY_IGNORED,
+    /** gRPC: a signal sent within 500 ms of the start is answered OK but never delivered. */
+    EARLY_SIGNAL_LOST
 }

@@ -42,7 +42,7 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
     private final AtomicInteger ids = new AtomicInteger();
     private final Map<Integer, Running> running = new ConcurrentHashMap<>();
 
-    private record Running(Process process, OutputStream stdin, boolean pty) {
+    private record Running(Process process, OutputStream stdin, boolean pty, long startedNanos) {
     }
 
     FakeProcessService(Path root, Set<Breakage> broken) throws IOException {
@@ -140,7 +140,7 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
             return;
         }
         int id = ids.incrementAndGet();
-        running.put(id, new Running(p, p.getOutputStream(), pty));
+        running.put(id, new Running(p, p.getOutputStream(), pty, System.nanoTime()));
         out.setOnCancelHandler(p::destroyForcibly);
         Object lock = new Object();
         if (!broken.contains(Breakage.NO_INIT)) {
@@ -229,6 +229,11 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
         int sig = request.getSignalValue();
         if (sig != 2 && sig != 9 && sig != 15) {
             out.onError(Status.INVALID_ARGUMENT.withDescription("unsupported signal " + sig).asRuntimeException());
+            return;
+        }
+        if (broken.contains(Breakage.EARLY_SIGNAL_LOST) && System.nanoTime() - r.startedNanos() < 500_000_000L) {
+            out.onNext(SendSignalResponse.getDefaultInstance());
+            out.onCompleted();
             return;
         }
         try {
