@@ -134,12 +134,12 @@ public final class ManagedProcess {
             terminal.closeMaster();
         }
         core.metrics().exited(code);
-        // Forget the id before the client can see the stream end: a call it makes right after
-        // must get NOT_FOUND (CONTRACT §1.3), not FAILED_PRECONDITION.
-        core.released(this);
+        // Forget the id before the stream ends, so a client that saw the end gets NOT_FOUND.
+        core.forget(this);
         try {
             sink.onExit(code);
         } finally {
+            core.released(this);
             finished.complete(code);
         }
     }
