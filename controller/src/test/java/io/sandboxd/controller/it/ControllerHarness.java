@@ -1,0 +1,84 @@
+package io.sandboxd.controller.it;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sandboxd.controller.app.ControllerOptions;
+import io.sandboxd.controller.app.Controllers;
+import io.sandboxd.controller.model.Conds;
+import io.sandboxd.controller.model.Sandbox;
+import io.sandboxd.controller.model.SandboxSpec;
+import java.time.Clock;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** One controller + fake kubelet on one mock API server, shared by a test class. */
+final class ControllerHarness implements AutoCloseable {
+  private static final AtomicInteger NS = new AtomicInteger();
+  // The mock server logs every request at INFO through JUL; that drowns the controller's own logs.
+  private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+  static {
+    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+  }
+
+  final KubernetesClient client;
+  final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  final Operator operator;
+  final FakeKubelet kubelet;
+
+  ControllerHarness(KubernetesClient client) {
+    this.client = client;
+    this.kubelet = new FakeKubelet(client);
+    this.operator = Controllers.build(client, new ControllerOptions("cluster.local", true, 50, Clock.systemUTC()), registry, null);
+    operator.start();
+  }
+
+  static String namespace(String prefix) {
+    return prefix + "-" + NS.incrementAndGet();
+  }
+
+  static Sandbox sandbox(String ns, String name) {
+    Sandbox sb = new Sandbox();
+    sb.getMetadata().setName(name);
+    sb.getMetadata().setNamespace(ns);
+    SandboxSpec spec = new SandboxSpec();
+    PodTemplateSpec tpl = new PodTemplateSpec();
+    tpl.setSpec(new PodSpecBuilder().withContainers(new ContainerBuilder().withName("main").withImage("sandboxd:test")
+        .withPorts(new ContainerPortBuilder().withName("http").withContainerPort(8080).build(),
+            new ContainerPortBuilder().withContainerPort(9090).build())
+        .build()).build());
+    spec.setPodTemplate(tpl);
+    sb.setSpec(spec);
+    return sb;
+  }
+
+  Sandbox get(String ns, String name) {
+    return client.resources(Sandbox.class).inNamespace(ns).withName(name).get();
+  }
+
+  Condition condition(String ns, String name, String type) {
+    Sandbox sb = get(ns, name);
+    return sb == null || sb.getStatus() == null ? null : Conds.find(sb.getStatus().getConditions(), type);
+  }
+
+  boolean hasCondition(String ns, String name, String type, String status, String reason) {
+    Condition c = condition(ns, name, type);
+    return c != null && status.equals(c.getStatus()) && reason.equals(c.getReason());
+  }
+
+  double reconcilesStarted(String kind) {
+    var c = registry.find("sandboxd_controller_reconcile_started").tag("kind", kind).counter();
+    return c == null ? 0 : c.count();
+  }
+
+  @Override
+  public void close() {
+    operator.stop();
+    kubelet.close();
+  }
+}
