@@ -14,6 +14,11 @@ final class Await {
   }
 
   static void until(String what, Duration timeout, Supplier<Boolean> cond) {
+    until(what, timeout, 50, cond);
+  }
+
+  /** Larger intervals for conditions that list many objects (each poll loads the mock server). */
+  static void until(String what, Duration timeout, long intervalMillis, Supplier<Boolean> cond) {
     long deadline = System.nanoTime() + timeout.toNanos();
     Throwable last = null;
     while (System.nanoTime() < deadline) {
@@ -23,7 +28,7 @@ final class Await {
         last = e;
       }
       try {
-        Thread.sleep(50);
+        Thread.sleep(intervalMillis);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new AssertionError("interrupted waiting for " + what);
