@@ -1,5 +1,6 @@
 package io.sandboxd.controller.app;
 
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
@@ -61,7 +62,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
-    KubernetesClient client = new KubernetesClientBuilder().build();
+    KubernetesClient client = new KubernetesClientBuilder().withConfig(Controllers.tuned(Config.autoConfigure(null))).build();
     LeaderElectionConfiguration le = leaderElect ? new LeaderElectionConfiguration(leaseName, leaseNamespace) : null;
     Operator op = Controllers.build(client,
         new ControllerOptions(clusterDomain, extensions, workers, Clock.systemUTC()), registry, le);

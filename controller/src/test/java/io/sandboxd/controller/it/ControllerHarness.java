@@ -26,15 +26,20 @@ final class ControllerHarness implements AutoCloseable {
     MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
   }
 
+  /** Tuned for the mock (more connections, longer timeouts); tests use it instead of the injected one. */
   final KubernetesClient client;
+  final KubernetesClient operatorClient;
   final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   final Operator operator;
   final FakeKubelet kubelet;
 
-  ControllerHarness(KubernetesClient client) {
-    this.client = client;
+  ControllerHarness(KubernetesClient injected) {
+    this.client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+        .withConfig(Controllers.tunedForMock(injected.getConfiguration())).build();
     this.kubelet = new FakeKubelet(client);
-    this.operator = Controllers.build(client, new ControllerOptions("cluster.local", true, 50, Clock.systemUTC()), registry, null);
+    this.operatorClient = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+        .withConfig(Controllers.tunedForMock(injected.getConfiguration())).build();
+    this.operator = Controllers.build(operatorClient, new ControllerOptions("cluster.local", true, 50, Clock.systemUTC()), registry, null);
     operator.start();
   }
 
@@ -80,5 +85,7 @@ final class ControllerHarness implements AutoCloseable {
   public void close() {
     operator.stop();
     kubelet.close();
+    operatorClient.close();
+    client.close();
   }
 }

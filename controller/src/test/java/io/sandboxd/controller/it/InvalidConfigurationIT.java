@@ -20,6 +20,7 @@ class InvalidConfigurationIT {
   @BeforeAll
   static void start() {
     h = new ControllerHarness(client);
+    client = h.client;
   }
 
   @AfterAll

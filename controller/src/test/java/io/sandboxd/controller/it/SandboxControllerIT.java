@@ -36,6 +36,7 @@ class SandboxControllerIT {
   @BeforeAll
   static void start() {
     h = new ControllerHarness(client);
+    client = h.client;
   }
 
   @AfterAll

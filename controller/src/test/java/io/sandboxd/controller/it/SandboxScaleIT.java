@@ -27,6 +27,7 @@ class SandboxScaleIT {
   @BeforeAll
   static void start() {
     h = new ControllerHarness(client);
+    client = h.client;
   }
 
   @AfterAll
