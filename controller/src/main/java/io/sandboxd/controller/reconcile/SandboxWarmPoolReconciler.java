@@ -100,7 +100,10 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
     Map<String, Instant> deletes = pendingDeletes.computeIfAbsent(key, k -> new ConcurrentHashMap<>());
     List<Sandbox> all = members(pool);
     Set<String> seen = all.stream().map(s -> s.getMetadata().getName()).collect(Collectors.toSet());
-    creates.keySet().removeIf(n -> seen.contains(n) || creates.get(n).plus(EXPECTATION_TIMEOUT).isBefore(now));
+    // Seen means in the cache at all: a new member may already have been adopted (and lost the
+    // pool label) before this pass ran.
+    creates.keySet().removeIf(n -> seen.contains(n) || sandboxes.get(new ResourceID(n, ns)).isPresent()
+        || creates.get(n).plus(EXPECTATION_TIMEOUT).isBefore(now));
     deletes.keySet().removeIf(n -> !seen.contains(n) || deletes.get(n).plus(EXPECTATION_TIMEOUT).isBefore(now));
 
     List<Sandbox> active = new ArrayList<>();

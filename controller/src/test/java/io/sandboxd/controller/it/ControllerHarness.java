@@ -33,7 +33,18 @@ final class ControllerHarness implements AutoCloseable {
   final Operator operator;
   final FakeKubelet kubelet;
 
-  ControllerHarness(KubernetesClient injected) {
+  final io.fabric8.kubernetes.client.server.mock.KubernetesMockServer server;
+
+  /**
+   * Owns its CRUD mock server rather than using the JUnit extension: after a heavy test the
+   * single-threaded server can take longer to drain than the extension's shutdown timeout.
+   */
+  ControllerHarness() {
+    server = new io.fabric8.kubernetes.client.server.mock.KubernetesMockServer(new io.fabric8.mockwebserver.Context(),
+        new io.fabric8.mockwebserver.MockWebServer(), new java.util.HashMap<>(),
+        new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher(), true);
+    server.init();
+    KubernetesClient injected = server.createClient();
     this.client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
         .withConfig(Controllers.tunedForMock(injected.getConfiguration())).build();
     this.kubelet = new FakeKubelet(client);
@@ -62,6 +73,14 @@ final class ControllerHarness implements AutoCloseable {
     return sb;
   }
 
+  /** Sets one spec field with a JSON patch: no resourceVersion, so no 409 race with the controller. */
+  void patchSandboxSpec(String ns, String name, String field, Object value) {
+    String v = value instanceof String ? "\"" + value + "\"" : String.valueOf(value);
+    client.resources(Sandbox.class).inNamespace(ns).withName(name).patch(
+        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+        "[{\"op\":\"add\",\"path\":\"/spec/" + field + "\",\"value\":" + v + "}]");
+  }
+
   Sandbox get(String ns, String name) {
     return client.resources(Sandbox.class).inNamespace(ns).withName(name).get();
   }
@@ -87,5 +106,10 @@ final class ControllerHarness implements AutoCloseable {
     kubelet.close();
     operatorClient.close();
     client.close();
+    try {
+      server.destroy();
+    } catch (IllegalStateException e) {
+      // still draining queued work; the JVM exit reclaims it
+    }
   }
 }

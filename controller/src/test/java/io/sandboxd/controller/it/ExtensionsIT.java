@@ -9,8 +9,6 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRuleBui
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.sandboxd.controller.core.Keys;
 import io.sandboxd.controller.core.NameHash;
 import io.sandboxd.controller.core.Ownership;
@@ -37,15 +35,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** SandboxTemplate, SandboxWarmPool and SandboxClaim on the CRUD mock server (reference §3–5). */
-@EnableKubernetesMockClient(crud = true)
 class ExtensionsIT {
-  static KubernetesMockServer server;
   static KubernetesClient client;
   static ControllerHarness h;
 
   @BeforeAll
   static void start() {
-    h = new ControllerHarness(client);
+    h = new ControllerHarness();
     client = h.client;
   }
 
@@ -104,6 +100,10 @@ class ExtensionsIT {
     final SharedIndexInformer<SandboxClaim> informer;
 
     BindWatcher(String ns) {
+      this(client, ns);
+    }
+
+    BindWatcher(KubernetesClient client, String ns) {
       informer = client.resources(SandboxClaim.class).inNamespace(ns).inform(new ResourceEventHandler<>() {
         public void onAdd(SandboxClaim c) { see(c); }
         public void onUpdate(SandboxClaim o, SandboxClaim c) { see(c); }
@@ -139,6 +139,11 @@ class ExtensionsIT {
   }
 
   List<String> createClaims(String ns, String prefix, int n, String pool, BindWatcher w) throws Exception {
+    return createClaimsWith(client, ns, prefix, n, pool, w);
+  }
+
+  List<String> createClaimsWith(KubernetesClient client, String ns, String prefix, int n, String pool, BindWatcher w)
+      throws Exception {
     ExecutorService ex = Executors.newFixedThreadPool(8);
     List<Future<String>> fs = new ArrayList<>();
     for (int i = 0; i < n; i++) {

@@ -3,23 +3,19 @@ package io.sandboxd.controller.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.sandboxd.controller.model.Sandbox;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Its own class (own controller) so the reconcile counter sees only this Sandbox. */
-@EnableKubernetesMockClient(crud = true)
 class InvalidConfigurationIT {
-  static KubernetesMockServer server;
   static KubernetesClient client;
   static ControllerHarness h;
 
   @BeforeAll
   static void start() {
-    h = new ControllerHarness(client);
+    h = new ControllerHarness();
     client = h.client;
   }
 
@@ -50,10 +46,7 @@ class InvalidConfigurationIT {
     assertThat(h.get(ns, name).getMetadata().getResourceVersion()).isEqualTo(rv);
 
     // Editing the spec reconciles again.
-    client.resources(Sandbox.class).inNamespace(ns).withName(name).edit(s -> {
-      s.getSpec().setService(false);
-      return s;
-    });
+    h.patchSandboxSpec(ns, name, "service", false);
     Await.until("pod created after the fix", () -> client.pods().inNamespace(ns).withName(name).get() != null);
     Await.until("no longer invalid", () -> h.hasCondition(ns, name, "Ready", "False", "DependenciesNotReady"));
     assertThat(h.reconcilesStarted("Sandbox")).isGreaterThan(settled);

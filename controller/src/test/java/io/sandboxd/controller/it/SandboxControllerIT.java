@@ -11,8 +11,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.sandboxd.controller.core.Keys;
 import io.sandboxd.controller.core.NameHash;
 import io.sandboxd.controller.core.Ownership;
@@ -27,15 +25,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The Sandbox controller end to end on fabric8's CRUD mock API server (reference §2, §7). */
-@EnableKubernetesMockClient(crud = true)
 class SandboxControllerIT {
-  static KubernetesMockServer server;
   static KubernetesClient client;
   static ControllerHarness h;
 
   @BeforeAll
   static void start() {
-    h = new ControllerHarness(client);
+    h = new ControllerHarness();
     client = h.client;
   }
 
@@ -101,10 +97,7 @@ class SandboxControllerIT {
     assertThat(got.getStatus().getServiceFQDN()).isEqualTo("web." + ns + ".svc.cluster.local");
 
     // service: false deletes the owned Service and clears the status.
-    client.resources(Sandbox.class).inNamespace(ns).withName("web").edit(s -> {
-      s.getSpec().setService(false);
-      return s;
-    });
+    h.patchSandboxSpec(ns, "web", "service", false);
     Await.until("service deleted", () -> client.services().inNamespace(ns).withName("web").get() == null);
     Await.until("status cleared", () -> h.get(ns, "web").getStatus().getServiceFQDN() == null
         && "Pod is Ready".equals(h.condition(ns, "web", "Ready").getMessage()));
@@ -244,10 +237,7 @@ class SandboxControllerIT {
   }
 
   private void setMode(String ns, String name, String mode) {
-    client.resources(Sandbox.class).inNamespace(ns).withName(name).edit(s -> {
-      s.getSpec().setOperatingMode(mode);
-      return s;
-    });
+    h.patchSandboxSpec(ns, name, "operatingMode", mode);
   }
 
   @Test

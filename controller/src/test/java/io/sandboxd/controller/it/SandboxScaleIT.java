@@ -3,8 +3,6 @@ package io.sandboxd.controller.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.sandboxd.controller.core.SandboxConditions;
 import io.sandboxd.controller.model.Conds;
 import io.sandboxd.controller.model.Sandbox;
@@ -18,15 +16,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** 200 Sandboxes created at once all reach Ready once the fake kubelet marks their Pods Ready. */
-@EnableKubernetesMockClient(crud = true)
 class SandboxScaleIT {
-  static KubernetesMockServer server;
   static KubernetesClient client;
   static ControllerHarness h;
 
   @BeforeAll
   static void start() {
-    h = new ControllerHarness(client);
+    h = new ControllerHarness();
     client = h.client;
   }
 
