@@ -19,7 +19,7 @@ public final class Blueprints {
   public static SandboxSpec specFrom(SandboxTemplate t) {
     SandboxSpec s = new SandboxSpec();
     s.setPodTemplate(Copies.deep(t.getSpec().getPodTemplate()));
-    s.setVolumeClaimTemplates(Copies.deep(t.getSpec().getVolumeClaimTemplates()));
+    s.setVolumeClaimTemplates(Copies.deepList(t.getSpec().getVolumeClaimTemplates()));
     s.setService(t.getSpec().getService());
     if (s.getPodTemplate() == null) s.setPodTemplate(new io.fabric8.kubernetes.api.model.PodTemplateSpec());
     if (s.getPodTemplate().getSpec() == null) s.getPodTemplate().setSpec(new PodSpec());

@@ -142,7 +142,7 @@ public final class ClaimSandboxes {
   }
 
   static List<PersistentVolumeClaimTemplate> mergeVcts(SandboxTemplate t, List<PersistentVolumeClaimTemplate> extra) {
-    List<PersistentVolumeClaimTemplate> base = Copies.deep(t.getSpec().getVolumeClaimTemplates());
+    List<PersistentVolumeClaimTemplate> base = Copies.deepList(t.getSpec().getVolumeClaimTemplates());
     if (extra == null || extra.isEmpty()) return base;
     String policy = t.getSpec().getVolumeClaimTemplatesPolicy();
     if (!"Allowed".equals(policy) && !"Overrides".equals(policy)) {
