@@ -398,6 +398,54 @@ class ExtensionsIT {
   }
 
   @Test
+  void recreateReplacesStaleUnclaimedMembersOnReplenishKeepsThemAndClaimedOnesAreNeverReplaced() {
+    String ns = ControllerHarness.namespace("rollout");
+    h.kubelet.auto(ns);
+    client.resource(template(ns, "tr")).create();
+    client.resource(template(ns, "to")).create();
+    SandboxWarmPool recreate = pool(ns, "rec", "tr", 2);
+    recreate.getSpec().setUpdateStrategy(new SandboxWarmPool.UpdateStrategy());
+    recreate.getSpec().getUpdateStrategy().setType("Recreate");
+    client.resource(recreate).create();
+    client.resource(pool(ns, "onr", "to", 2)).create();
+    Await.until("pools ready", () -> poolReady(ns, "rec", 2) && poolReady(ns, "onr", 2));
+    SandboxWarmPool rec = getPool(ns, "rec");
+    assertThat(rec.getStatus().getSelector()).isEqualTo(Keys.WARM_POOL_SANDBOX + "=" + NameHash.of("rec"));
+    assertThat(rec.getStatus().getObservedGeneration()).isEqualTo(rec.getMetadata().getGeneration());
+    client.resource(claim(ns, "keeper", "rec")).create();
+    Await.until("keeper bound", () -> boundName(client.resources(SandboxClaim.class).inNamespace(ns).withName("keeper").get()) != null);
+    String kept = boundName(client.resources(SandboxClaim.class).inNamespace(ns).withName("keeper").get());
+    Await.until("rec replenished", () -> poolReady(ns, "rec", 2));
+    Set<String> recBefore = memberNames(ns, "rec");
+    Set<String> onrBefore = memberNames(ns, "onr");
+
+    for (String t : List.of("tr", "to")) {
+      client.resources(SandboxTemplate.class).inNamespace(ns).withName(t).patch(
+          io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+          "[{\"op\":\"add\",\"path\":\"/spec/podTemplate/spec/containers/0/image\",\"value\":\"sandboxd:v2\"}]");
+    }
+    Await.until("Recreate replaced stale members", Duration.ofSeconds(90), 250, () -> {
+      Set<String> now = memberNames(ns, "rec");
+      return now.size() == 2 && Collections.disjoint(now, recBefore) && poolReady(ns, "rec", 2);
+    });
+    for (String n : memberNames(ns, "rec")) {
+      assertThat(client.resources(Sandbox.class).inNamespace(ns).withName(n).get().getSpec().getPodTemplate().getSpec()
+          .getContainers().get(0).getImage()).isEqualTo("sandboxd:v2");
+    }
+    assertThat(memberNames(ns, "onr")).isEqualTo(onrBefore);
+    Sandbox keeper = client.resources(Sandbox.class).inNamespace(ns).withName(kept).get();
+    assertThat(keeper).as("claimed sandbox is never replaced").isNotNull();
+    assertThat(keeper.getMetadata().getDeletionTimestamp()).isNull();
+    assertThat(keeper.getSpec().getPodTemplate().getSpec().getContainers().get(0).getImage()).isEqualTo("sandboxd:test");
+  }
+
+  Set<String> memberNames(String ns, String pool) {
+    return client.resources(Sandbox.class).inNamespace(ns).withLabel(Keys.WARM_POOL_SANDBOX, NameHash.of(pool)).list().getItems()
+        .stream().filter(s -> s.getMetadata().getDeletionTimestamp() == null).map(s -> s.getMetadata().getName())
+        .collect(Collectors.toSet());
+  }
+
+  @Test
   void missingPoolIsWarmPoolNotFoundUntilThePoolAppears() {
     String ns = ControllerHarness.namespace("nopool");
     client.resource(claim(ns, "early", "later")).create();
