@@ -77,6 +77,23 @@ fi
 [[ -f $daemon_jar ]] || die "$daemon_jar missing"
 [[ -f $conformance_jar ]] || die "$conformance_jar missing"
 
+# The jlink'ed runtime holds SANDBOXD_JAVA_MODULES; every module jdeps finds referenced in the jars
+# must be there or be deliberately omitted. Runs in the background (it takes ~30 s).
+jdeps_bin=${JAVA_HOME:+$JAVA_HOME/bin/}jdeps
+command -v "$jdeps_bin" >/dev/null || die "jdeps not found (needs a JDK)"
+"$jdeps_bin" --print-module-deps --ignore-missing-deps --multi-release 17 "$daemon_jar" "$conformance_jar" \
+    >"$work/jdeps.out" 2>"$work/jdeps.err" &
+jdeps_pid=$!
+check_modules() {
+    wait "$jdeps_pid" || { cat "$work/jdeps.err" >&2; die "jdeps failed"; }
+    local m missing=()
+    for m in $(tail -1 "$work/jdeps.out" | tr ',' ' '); do
+        [[ ,$SANDBOXD_JAVA_MODULES, == *,$m,* || " $SANDBOXD_JAVA_MODULES_OMITTED " == *" $m "* ]] || missing+=("$m")
+    done
+    ((${#missing[@]} == 0)) || die "the jars use Java modules the image's runtime lacks: ${missing[*]} (add them to SANDBOXD_JAVA_MODULES in image/rootfs.env)"
+    log "jdeps: the runtime's modules cover the jars ($(tail -1 "$work/jdeps.out"))"
+}
+
 # --- 3. Run a command inside the root filesystem, as a container runtime would ----------------
 # A private mount namespace holds every mount, so nothing is left mounted on the host whatever
 # happens; a private PID namespace gets its own /proc; /dev is a tmpfs with the usual nodes bound
@@ -181,8 +198,9 @@ rm -rf "$root/tmp/sandboxd-jars"
 t0=$(date +%s)
 as_root_in --net "$libdir/build-rootfs.sh" archive
 t_archive=$(($(date +%s) - t0))
+check_modules
 rootfs_mib=$(du -sxm "$root" | cut -f1)
-log "root filesystem: ${rootfs_mib} MiB ($(du -sxm "$root/usr/lib/jvm" | cut -f1) MiB JRE, $(du -sm "$root/opt/sandboxd" | cut -f1) MiB /opt/sandboxd)"
+log "root filesystem: ${rootfs_mib} MiB (runtime $(du -sm "$root$SANDBOXD_JRE" | cut -f1) MiB, jars $(du -cm "$root$SANDBOXD_PREFIX"/*.jar | tail -1 | cut -f1) MiB, CDS archive $(du -m "$root$SANDBOXD_PREFIX/sandboxd.jsa" | cut -f1) MiB)"
 
 # --- 6. Start the "container": tini as PID 1 running the entrypoint as uid 1000 ----------------
 ctr_pid=""
