@@ -123,6 +123,10 @@ in_root() { # [--net] CHROOT_ARGS...  (CHROOT_ARGS as for chroot(8), without the
     if [[ $1 == --net ]]; then unshare+=(--net); net=1; shift; fi
     SMOKE_NET=$net "${unshare[@]}" -- bash -c "$in_root_script" in-root "$root" "$@"
 }
+start_in_root() { # like `in_root --net ... &`, but $! is unshare itself, not a subshell
+    SMOKE_NET=1 exec unshare --mount --propagation private --pid --fork --net -- \
+        bash -c "$in_root_script" in-root "$root" "$@"
+}
 as_root_in() { # like in_root, as root with a clean environment
     local net=()
     if [[ $1 == --net ]]; then net=(--net); shift; fi
@@ -220,7 +224,7 @@ trap 'exit 130' INT TERM
 
 t_launch=$(ms_now)
 # The image's ENTRYPOINT/USER/WORKDIR/env: what `docker run --rm sandboxd` executes.
-in_root --net --userspec="$SANDBOXD_UID:$SANDBOXD_GID" "$root" \
+start_in_root --userspec="$SANDBOXD_UID:$SANDBOXD_GID" "$root" \
     /usr/bin/env -i -C "$SANDBOXD_WORKSPACE" PATH="$ctr_path" HOME="$SANDBOXD_HOME" HOSTNAME=sandboxd \
     /usr/bin/tini -- /usr/local/bin/sandboxd >"$report/daemon.log" 2>&1 &
 unshare_pid=$!
