@@ -55,6 +55,11 @@ check_dockerfile() {
     grep -q '^HEALTHCHECK .*/v1/health' "$df" || die "Dockerfile: no HEALTHCHECK on /v1/health"
 }
 check_dockerfile
+# The image's environment: Docker's default PATH plus the Dockerfile's ENV lines.
+ctr_env=(PATH="$ctr_path")
+while read -r kv; do ctr_env+=("$kv"); done < <(sed -n 's/^ENV \([A-Za-z_][A-Za-z0-9_]*=[^ ]*\)$/\1/p' "$work/Dockerfile.joined")
+! grep '^ENV ' "$work/Dockerfile.joined" | grep -qv '^ENV [A-Za-z_][A-Za-z0-9_]*=[^ ]*$' ||
+    die "Dockerfile: write ENV as one KEY=value per line (smoke.sh reads them)"
 
 # --- 1. Host tools ---------------------------------------------------------------------------
 need=()
@@ -225,7 +230,7 @@ trap 'exit 130' INT TERM
 t_launch=$(ms_now)
 # The image's ENTRYPOINT/USER/WORKDIR/env: what `docker run --rm sandboxd` executes.
 start_in_root --userspec="$SANDBOXD_UID:$SANDBOXD_GID" "$root" \
-    /usr/bin/env -i -C "$SANDBOXD_WORKSPACE" PATH="$ctr_path" HOME="$SANDBOXD_HOME" HOSTNAME=sandboxd \
+    /usr/bin/env -i -C "$SANDBOXD_WORKSPACE" "${ctr_env[@]}" HOSTNAME=sandboxd \
     /usr/bin/tini -- /usr/local/bin/sandboxd >"$report/daemon.log" 2>&1 &
 unshare_pid=$!
 for _ in $(seq 200); do
@@ -242,7 +247,7 @@ ns_pid1=$(awk '/^NSpid:/{print $NF}' "/proc/$ctr_pid/status")
 # Commands in the running container (as `docker exec`): its namespaces, root, cwd and uid.
 in_ctr() {
     nsenter -t "$ctr_pid" -m -p -n -r -w -S "$SANDBOXD_UID" -G "$SANDBOXD_GID" -- \
-        /usr/bin/env -i PATH="$ctr_path" HOME="$SANDBOXD_HOME" "$@"
+        /usr/bin/env -i "${ctr_env[@]}" "$@"
 }
 
 healthy=no
