@@ -5,8 +5,9 @@
 # steps (image/rootfs.env + image/build-rootfs.sh, run inside the filesystem as the Dockerfile's
 # RUN lines do), on a debootstrapped Debian instead of the debian:*-slim base image. Then it runs
 # it the way a container runtime would: new PID, mount and network namespaces, chroot, uid 1000,
-# tini as PID 1, the image's entrypoint with its default flags (ports 8080/9090 inside the
-# private network namespace), and checks that:
+# tini as PID 1, the image's entrypoint, environment and default flags (ports 8080/9090 inside the
+# private network namespace), with a read-only root and writable /workspace and /tmp as the
+# examples' pods have it, and checks that:
 #   - /v1/health answers, and the daemon's startup time and idle RSS (reported);
 #   - the conformance suite, run from the image's own copy, passes against it (--level all);
 #   - an orphaned grandchild started through the daemon's gRPC API is reaped by tini.
@@ -108,6 +109,13 @@ check_modules() {
 in_root_script=$(cat <<'EOS'
 set -euo pipefail
 r=$1; shift
+if [[ ${SMOKE_READONLY:-} == 1 ]]; then
+    # As the examples' pods run it: read-only root, writable /workspace volume and /tmp.
+    mount --bind "$r" "$r"
+    mount --bind "$r/workspace" "$r/workspace"
+    mount -o remount,bind,ro "$r"
+    mount -t tmpfs -o nosuid,nodev,mode=1777,size=256m tmp "$r/tmp"
+fi
 mount -t proc -o nosuid,nodev,noexec proc "$r/proc"
 mount -t tmpfs -o nosuid,mode=0755,size=64k dev "$r/dev"
 for n in null zero full random urandom tty; do
@@ -129,7 +137,7 @@ in_root() { # [--net] CHROOT_ARGS...  (CHROOT_ARGS as for chroot(8), without the
     SMOKE_NET=$net "${unshare[@]}" -- bash -c "$in_root_script" in-root "$root" "$@"
 }
 start_in_root() { # like `in_root --net ... &`, but $! is unshare itself, not a subshell
-    SMOKE_NET=1 exec unshare --mount --propagation private --pid --fork --net -- \
+    SMOKE_NET=1 SMOKE_READONLY=1 exec unshare --mount --propagation private --pid --fork --net -- \
         bash -c "$in_root_script" in-root "$root" "$@"
 }
 as_root_in() { # like in_root, as root with a clean environment
@@ -270,6 +278,11 @@ java_pid=$(cat "/proc/$ctr_pid/task/$ctr_pid/children" | awk '{print $1}')
 grep -q 'sandboxd.jsa' "/proc/$java_pid/maps" || die "the daemon did not map its CDS archive"
 in_ctr curl -fsS http://127.0.0.1:8080/v1/health >"$report/health.json"
 log "healthy ${startup_ms} ms after launch: $(cat "$report/health.json")"
+# The Dockerfile's HEALTHCHECK command, run as Docker would (sh -c in the container).
+hc_cmd=$(sed -n 's/^HEALTHCHECK .* CMD //p' "$work/Dockerfile.joined")
+in_ctr /bin/sh -c "$hc_cmd" || die "the Dockerfile's HEALTHCHECK command failed: $hc_cmd"
+# The root filesystem is read-only, as in the examples (readOnlyRootFilesystem: true).
+if in_ctr touch /opt/sandboxd/probe 2>/dev/null; then die "the root filesystem is writable; expected read-only"; fi
 # gRPC answers too (an Execute over h2c with the image's curl).
 in_ctr "$libdir/build-rootfs.sh" grpc 9090 Execute true >/dev/null || die "gRPC Execute on :9090 failed"
 sleep 5
@@ -312,7 +325,7 @@ conf_rc=0
 in_ctr /usr/local/bin/sandboxd-conformance --grpc 127.0.0.1:9090 --rest http://127.0.0.1:8080 \
     --level all --report-dir /tmp/conformance-report >"$report/conformance.log" 2>&1 || conf_rc=$?
 t_conf=$(($(date +%s) - t0))
-cp -r "$root/tmp/conformance-report" "$report/" 2>/dev/null || true
+in_ctr tar -C /tmp -cf - conformance-report 2>/dev/null | tar -C "$report" -xf - 2>/dev/null || true
 tail -40 "$report/conformance.log" >&2
 [[ $conf_rc == 0 ]] || die "conformance suite failed (exit $conf_rc); report in $report"
 
