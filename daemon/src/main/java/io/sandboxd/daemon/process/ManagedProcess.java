@@ -33,7 +33,6 @@ public final class ManagedProcess {
     private final CompletableFuture<Integer> finished = new CompletableFuture<>();
     private final AtomicBoolean pumping = new AtomicBoolean();
     private volatile boolean leaderExited;
-    private volatile boolean lingering;
 
     ManagedProcess(int id, String rpc, Process pipeProcess, PtyTerminal terminal, boolean withStdin, ProcessCore core) {
         this.id = id;
@@ -114,7 +113,6 @@ public final class ManagedProcess {
             core.io().timers.schedule(() -> {
                 for (OutputPump p : all) {
                     if (!p.done.isDone()) {
-                        lingering = true;
                         p.expireGrace();
                     }
                 }
@@ -139,7 +137,7 @@ public final class ManagedProcess {
         try {
             sink.onExit(code);
         } finally {
-            core.released(this, lingering);
+            core.released(this);
             finished.complete(code);
         }
     }
