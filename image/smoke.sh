@@ -40,6 +40,23 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 [[ $(id -u) == 0 ]] || die "must run as root (debootstrap, chroot, namespaces)"
 mkdir -p "$work"
 
+ctr_pid=""
+unshare_pid=""
+jdeps_pid=""
+cleanup() {
+    local rc=$?
+    if [[ -n $jdeps_pid ]] && kill -0 "$jdeps_pid" 2>/dev/null; then kill "$jdeps_pid" 2>/dev/null; fi
+    if [[ -n $unshare_pid ]] && kill -0 "$unshare_pid" 2>/dev/null; then
+        # Killing the namespace's PID 1 kills everything in it; its mounts go with it.
+        [[ -n $ctr_pid ]] && kill -KILL "$ctr_pid" 2>/dev/null
+        kill -KILL "$unshare_pid" 2>/dev/null
+        wait "$unshare_pid" 2>/dev/null
+    fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
 # --- 0. The Dockerfile must describe what this script builds and runs ------------------------
 check_dockerfile() {
     local df=$work/Dockerfile.joined
@@ -91,7 +108,10 @@ command -v "$jdeps_bin" >/dev/null || die "jdeps not found (needs a JDK)"
     >"$work/jdeps.out" 2>"$work/jdeps.err" &
 jdeps_pid=$!
 check_modules() {
-    wait "$jdeps_pid" || { cat "$work/jdeps.err" >&2; die "jdeps failed"; }
+    local jrc=0
+    wait "$jdeps_pid" || jrc=$?
+    jdeps_pid=""
+    ((jrc == 0)) || { cat "$work/jdeps.err" >&2; die "jdeps failed"; }
     local m missing=()
     for m in $(tail -1 "$work/jdeps.out" | tr ',' ' '); do
         [[ ,$SANDBOXD_JAVA_MODULES, == *,$m,* || " $SANDBOXD_JAVA_MODULES_OMITTED " == *" $m "* ]] || missing+=("$m")
@@ -103,9 +123,9 @@ check_modules() {
 # --- 3. Run a command inside the root filesystem, as a container runtime would ----------------
 # A private mount namespace holds every mount, so nothing is left mounted on the host whatever
 # happens; a private PID namespace gets its own /proc; /dev is a tmpfs with the usual nodes bound
-# from the host plus a private devpts instance (PTYs). Usage: in_root [--net] [--bg] ARGV...
-# With --net the command gets its own network namespace with only loopback (as under
-# `docker run`, ports are private, so 8080/9090 never clash with the host).
+# from the host plus a private devpts instance (PTYs). With --net the command gets its own
+# network namespace with only loopback (as under `docker run`, ports are private, so 8080/9090
+# never clash with the host).
 in_root_script=$(cat <<'EOS'
 set -euo pipefail
 r=$1; shift
@@ -131,7 +151,7 @@ if [[ ${SMOKE_NET:-} == 1 ]]; then ip link set lo up; fi
 exec chroot "$@"
 EOS
 )
-in_root() { # [--net] CHROOT_ARGS...  (CHROOT_ARGS as for chroot(8), without the directory)
+in_root() { # [--net] CHROOT_ARGS...  (as for chroot(8): [--userspec=U:G] DIR COMMAND...)
     local unshare=(unshare --mount --propagation private --pid --fork) net=0
     if [[ $1 == --net ]]; then unshare+=(--net); net=1; shift; fi
     SMOKE_NET=$net "${unshare[@]}" -- bash -c "$in_root_script" in-root "$root" "$@"
@@ -220,20 +240,6 @@ rootfs_mib=$(du -sxm "$root" | cut -f1)
 log "root filesystem: ${rootfs_mib} MiB (runtime $(du -sm "$root$SANDBOXD_JRE" | cut -f1) MiB, jars $(du -cm "$root$SANDBOXD_PREFIX"/*.jar | tail -1 | cut -f1) MiB, CDS archive $(du -m "$root$SANDBOXD_PREFIX/sandboxd.jsa" | cut -f1) MiB)"
 
 # --- 6. Start the "container": tini as PID 1 running the entrypoint as uid 1000 ----------------
-ctr_pid=""
-unshare_pid=""
-cleanup() {
-    local rc=$?
-    if [[ -n $unshare_pid ]] && kill -0 "$unshare_pid" 2>/dev/null; then
-        # Killing the namespace's PID 1 kills everything in it; its mounts go with it.
-        [[ -n $ctr_pid ]] && kill -KILL "$ctr_pid" 2>/dev/null
-        kill -KILL "$unshare_pid" 2>/dev/null
-        wait "$unshare_pid" 2>/dev/null
-    fi
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 t_launch=$(ms_now)
 # The image's ENTRYPOINT/USER/WORKDIR/env: what `docker run --rm sandboxd` executes.
