@@ -168,7 +168,11 @@ public final class ManagedProcess {
 
     private void signalGroup(int signal) {
         try {
-            Posix.killGroup(pid, signal);
+            if (!Posix.killGroup(pid, signal) && Posix.errno() == Posix.ESRCH && !leaderExited) {
+                // Right after spawn the child may not have called setsid() yet, so its group does
+                // not exist. It cannot have forked before that either: the leader alone is the tree.
+                Posix.killPid(pid, signal);
+            }
         } catch (LinkageError e) {
             // libc via JNA unavailable (e.g. a noexec temp dir): the JDK can still end the tree it
             // can see. Only a fallback: it misses children that already left the tree.
