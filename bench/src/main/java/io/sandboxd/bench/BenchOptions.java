@@ -11,7 +11,7 @@ final class BenchOptions {
     static final String USAGE = """
             usage: java -jar sandboxd-bench.jar (--grpc HOST:PORT --rest http://HOST:PORT | --start-daemon LAUNCHER|JAR)
                    [--quick] [--json OUT.json] [--baseline FILE --max-regression 3]
-                   [--jvm-opts "OPTS"] [--token TOKEN] [--work-dir DIR] [--only SECTIONS] [--size BYTES] [--streams N]
+                   [--jvm-opts "OPTS"] [--token TOKEN] [--work-dir DIR] [--only SECTIONS] [--size BYTES] [--streams N] [--window-ms MS]
               --grpc / --rest      benchmark an already running runtime (ours or another vendor's)
               --start-daemon X     start our daemon from the launcher script X (e.g. ./sandboxd) or from a jar
                                    (with --jvm-opts), also measuring startup, RSS and threads
@@ -37,6 +37,7 @@ final class BenchOptions {
     Set<String> only = SECTIONS;
     Long size;
     Integer streams;
+    Long windowMs;
 
     static BenchOptions parse(String[] args) {
         BenchOptions o = new BenchOptions();
@@ -70,6 +71,7 @@ final class BenchOptions {
                         case "--work-dir" -> o.workDir = Path.of(v);
                         case "--size" -> o.size = Long.parseLong(v);
                         case "--streams" -> o.streams = Integer.parseInt(v);
+                        case "--window-ms" -> o.windowMs = Long.parseLong(v);
                         case "--only" -> {
                             o.only = Set.of(v.split(","));
                             for (String s : o.only) {
@@ -109,7 +111,7 @@ final class BenchOptions {
     }
 
     long windowMs() {
-        return quick ? 700 : 2000;
+        return windowMs != null ? windowMs : quick ? 700 : 2000;
     }
 
     int bigRuns() {
