@@ -2,6 +2,7 @@ package io.sandboxd.daemon.cli;
 
 import picocli.CommandLine;
 
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.Map;
 
@@ -16,22 +17,35 @@ public final class Main {
         System.exit(run(args, System.getenv()));
     }
 
-    static int run(String[] args, Map<String, String> env) {
+    /** Outcome of parsing: a config to run, or an exit code (help/version: 0, bad value: 2). */
+    record Parsed(DaemonConfig config, int exitCode) {
+    }
+
+    static Parsed parse(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         SandboxdCommand options = new SandboxdCommand();
         CommandLine cmd = new CommandLine(options);
-        DaemonConfig config;
+        cmd.setDefaultValueProvider(new EnvDefaults(env));
+        cmd.setOut(new PrintWriter(out, true));
+        cmd.setErr(new PrintWriter(err, true));
         try {
             CommandLine.ParseResult parsed = cmd.parseArgs(args);
             if (CommandLine.printHelpIfRequested(parsed)) {
-                return 0;
+                return new Parsed(null, 0);
             }
-            config = options.toConfig(cmd, env);
+            return new Parsed(options.toConfig(cmd, env), 0);
         } catch (CommandLine.ParameterException e) {
-            PrintWriter err = new PrintWriter(System.err, true);
             err.println("sandboxd: " + oneLine(e.getMessage()) + " (see --help)");
-            return EXIT_USAGE;
+            err.flush();
+            return new Parsed(null, EXIT_USAGE);
         }
-        Daemon daemon = new Daemon(config);
+    }
+
+    static int run(String[] args, Map<String, String> env) {
+        Parsed p = parse(args, env, System.out, System.err);
+        if (p.config() == null) {
+            return p.exitCode();
+        }
+        Daemon daemon = new Daemon(p.config());
         try {
             daemon.start();
         } catch (Exception e) {

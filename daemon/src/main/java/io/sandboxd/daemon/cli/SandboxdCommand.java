@@ -21,56 +21,56 @@ import java.util.Optional;
         description = "KEP-539.2 sandbox runtime daemon: gRPC ProcessService and REST filesystem API.")
 public final class SandboxdCommand {
 
-    @Option(names = "--listen-host", defaultValue = "${env:SANDBOXD_LISTEN_HOST:-0.0.0.0}",
+    @Option(names = "--listen-host", defaultValue = "0.0.0.0",
             description = "Address both listeners bind (env SANDBOXD_LISTEN_HOST, default ${DEFAULT-VALUE}).")
     String listenHost;
 
-    @Option(names = "--grpc-port", defaultValue = "${env:SANDBOXD_GRPC_PORT:-9090}",
+    @Option(names = "--grpc-port", defaultValue = "9090",
             description = "gRPC ProcessService port (env SANDBOXD_GRPC_PORT, default ${DEFAULT-VALUE}).")
     int grpcPort;
 
-    @Option(names = "--rest-port", defaultValue = "${env:SANDBOXD_REST_PORT:-8080}",
+    @Option(names = "--rest-port", defaultValue = "8080",
             description = "REST API port (env SANDBOXD_REST_PORT, default ${DEFAULT-VALUE}).")
     int restPort;
 
-    @Option(names = "--root-dir", defaultValue = "${env:SANDBOXD_ROOT_DIR:-/workspace}",
+    @Option(names = "--root-dir", defaultValue = "/workspace",
             description = "Sandbox root; created if missing (env SANDBOXD_ROOT_DIR, default ${DEFAULT-VALUE}).")
     String rootDir;
 
-    @Option(names = "--metadata-env-prefix", defaultValue = "${env:SANDBOXD_METADATA_ENV_PREFIX:-SANDBOX_}",
+    @Option(names = "--metadata-env-prefix", defaultValue = "SANDBOX_",
             description = "Prefix of variables exposed by /v1/metadata (env SANDBOXD_METADATA_ENV_PREFIX, default ${DEFAULT-VALUE}).")
     String metadataEnvPrefix;
 
-    @Option(names = "--shutdown-timeout", defaultValue = "${env:SANDBOXD_SHUTDOWN_TIMEOUT:-10s}",
+    @Option(names = "--shutdown-timeout", defaultValue = "10s",
             converter = GoDurationConverter.class,
             description = "Bound on graceful shutdown (env SANDBOXD_SHUTDOWN_TIMEOUT, default ${DEFAULT-VALUE}).")
     Duration shutdownTimeout;
 
-    @Option(names = "--http-idle-timeout", defaultValue = "${env:SANDBOXD_HTTP_IDLE_TIMEOUT:-60s}",
+    @Option(names = "--http-idle-timeout", defaultValue = "60s",
             converter = GoDurationConverter.class,
             description = "Idle keep-alive timeout of REST connections (env SANDBOXD_HTTP_IDLE_TIMEOUT, default ${DEFAULT-VALUE}).")
     Duration httpIdleTimeout;
 
-    @Option(names = "--stream-chunk-size", defaultValue = "${env:SANDBOXD_STREAM_CHUNK_SIZE:-0}",
+    @Option(names = "--stream-chunk-size", defaultValue = "0",
             description = "Largest stdout/stderr chunk of a Start stream in bytes; 0 means "
                     + DaemonConfig.DEFAULT_STREAM_CHUNK_SIZE + " (env SANDBOXD_STREAM_CHUNK_SIZE, max "
                     + DaemonConfig.MAX_STREAM_CHUNK_SIZE + ").")
     int streamChunkSize;
 
-    @Option(names = "--execute-output-limit", defaultValue = "${env:SANDBOXD_EXECUTE_OUTPUT_LIMIT:-1048576}",
+    @Option(names = "--execute-output-limit", defaultValue = "1048576",
             description = "Bytes of stdout and of stderr kept by Execute, head and tail (env SANDBOXD_EXECUTE_OUTPUT_LIMIT, default ${DEFAULT-VALUE}).")
     int executeOutputLimit;
 
-    @Option(names = "--max-processes", defaultValue = "${env:SANDBOXD_MAX_PROCESSES:-1024}",
+    @Option(names = "--max-processes", defaultValue = "1024",
             description = "Cap on live processes; beyond it RESOURCE_EXHAUSTED (env SANDBOXD_MAX_PROCESSES, default ${DEFAULT-VALUE}).")
     int maxProcesses;
 
-    @Option(names = "--auth-token-file", defaultValue = "${env:SANDBOXD_AUTH_TOKEN_FILE}",
+    @Option(names = "--auth-token-file",
             description = "File holding the bearer token required on every call but health "
                     + "(env SANDBOXD_AUTH_TOKEN_FILE; or the token itself in SANDBOXD_AUTH_TOKEN). Off by default.")
     String authTokenFile;
 
-    @Option(names = "--log-format", defaultValue = "${env:SANDBOXD_LOG_FORMAT:-text}",
+    @Option(names = "--log-format", defaultValue = "text",
             description = "Request log format: text or json (env SANDBOXD_LOG_FORMAT, default ${DEFAULT-VALUE}).")
     String logFormat;
 

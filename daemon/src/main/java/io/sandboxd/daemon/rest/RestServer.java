@@ -1,25 +1,198 @@
 package io.sandboxd.daemon.rest;
 
+import io.javalin.Javalin;
+import io.javalin.compression.CompressionStrategy;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
 import io.sandboxd.daemon.cli.DaemonServices;
+import io.sandboxd.daemon.errors.ErrorKind;
+import io.sandboxd.daemon.errors.SandboxException;
+import io.sandboxd.daemon.fs.FileStore;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.ServerConnector;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
-/** The REST API on --rest-port (CONTRACT §2). Placeholder until the REST transport lands. */
+/**
+ * The REST API on --rest-port (CONTRACT §2): Javalin on Jetty 12. A thin adapter: requests go to
+ * {@link FilesHandler} (→ {@link FileStore}), health, metadata and metrics; every error leaves as
+ * {@code {"code","message"}} JSON.
+ */
 public final class RestServer {
+    private static final System.Logger LOG = System.getLogger(RestServer.class.getName());
+    static final String FILES_METHODS = "DELETE, GET, HEAD, PUT";
+    static final String READ_METHODS = "GET, HEAD";
+
     private final DaemonServices services;
+    private final FileStore store;
+    private final Supplier<Map<String, String>> environment;
+    private volatile Javalin app;
 
     public RestServer(DaemonServices services) {
+        this(services, System::getenv);
+    }
+
+    /** @param environment source of {@code /v1/metadata}'s variables (tests pass their own) */
+    public RestServer(DaemonServices services, Supplier<Map<String, String>> environment) {
         this.services = services;
+        this.store = new FileStore(services.root());
+        this.environment = environment;
     }
 
     public void start() throws IOException {
-        // placeholder: binds nothing until the REST transport lands
+        FilesHandler files = new FilesHandler(store);
+        Javalin javalin = Javalin.create(cfg -> {
+            cfg.startup.showJavalinBanner = false;
+            cfg.startup.showOldJavalinVersionWarning = false;
+            cfg.http.compressionStrategy = CompressionStrategy.NONE;
+            cfg.http.generateEtags = false;
+            cfg.http.prefer405over404 = true;
+            cfg.jetty.modifyHttpConfiguration(hc -> {
+                // %2F, %2E%2E and // must reach us undecoded and unnormalised: we decode once ourselves
+                hc.setUriCompliance(UriCompliance.UNSAFE);
+                hc.setSendServerVersion(false);
+                hc.setSendXPoweredBy(false);
+                hc.setRelativeRedirectAllowed(true);
+            });
+            cfg.jetty.modifyServletContextHandler(h -> h.getServletHandler().setDecodeAmbiguousURIs(true));
+            cfg.jetty.modifyServer(s -> {
+                s.setErrorHandler(new JsonErrorHandler());
+                s.setRequestLog(new RestTelemetry(services.metrics().registry(), services.requestLog()));
+            });
+
+            cfg.routes.before(this::authenticate);
+            for (String p : new String[] {"/v1/files", "/v1/files/<path>"}) {
+                cfg.routes.get(p, files::get);
+                cfg.routes.head(p, files::get);
+                cfg.routes.put(p, files::put);
+                cfg.routes.delete(p, files::delete);
+            }
+            cfg.routes.get("/v1/health", this::health);
+            cfg.routes.head("/v1/health", this::health);
+            cfg.routes.get("/v1/metadata", this::metadata);
+            cfg.routes.head("/v1/metadata", this::metadata);
+            cfg.routes.get("/metrics", this::metrics);
+            cfg.routes.head("/metrics", this::metrics);
+
+            cfg.routes.exception(SandboxException.class, (e, ctx) -> ApiErrors.write(ctx, e));
+            cfg.routes.exception(Exception.class, (e, ctx) -> {
+                LOG.log(System.Logger.Level.WARNING, "unexpected error on " + ctx.method() + " " + RestTelemetry.route(ctx.path()), e);
+                ApiErrors.write(ctx, 500, "INTERNAL", "internal error");
+            });
+            cfg.routes.error(404, ctx -> {
+                if (ctx.attribute(ApiErrors.WRITTEN) == null) {
+                    ApiErrors.write(ctx, 404, "NOT_FOUND", "no such route: " + ctx.method() + " " + shorten(ctx.path()));
+                }
+            });
+            cfg.routes.error(405, ctx -> {
+                if (ctx.attribute(ApiErrors.WRITTEN) == null) {
+                    ctx.header("Allow", allowFor(ctx.path()));
+                    ApiErrors.write(ctx, 405, "INVALID_ARGUMENT", "method " + ctx.method() + " is not allowed here; allowed: "
+                            + allowFor(ctx.path()));
+                }
+            });
+        });
+        try {
+            javalin.start(services.config().listenHost(), services.config().restPort());
+        } catch (RuntimeException e) {
+            throw new IOException("REST listener on " + services.config().listenHost() + ":"
+                    + services.config().restPort() + ": " + e.getMessage(), e);
+        }
+        for (Connector c : javalin.jettyServer().server().getConnectors()) {
+            if (c instanceof ServerConnector sc) {
+                sc.setIdleTimeout(services.config().httpIdleTimeout().toMillis());
+            }
+        }
+        app = javalin;
+        Thread cleaner = new Thread(store::removeStaleTemps, "sandboxd-temp-cleaner");
+        cleaner.setDaemon(true);
+        cleaner.start();
+    }
+
+    private static String shorten(String path) {
+        return path.length() <= 200 ? path : path.substring(0, 200) + "...";
+    }
+
+    static String allowFor(String path) {
+        return path != null && (path.equals(RawPath.PREFIX) || path.startsWith(RawPath.PREFIX + "/"))
+                ? FILES_METHODS : READ_METHODS;
+    }
+
+    private void authenticate(Context ctx) throws SandboxException {
+        if (!services.accessToken().enabled()) {
+            return;
+        }
+        String p = ctx.path();
+        if (p.equals("/v1/health") || p.equals("/v1/health/")) {
+            return;
+        }
+        if (!services.accessToken().permits(ctx.header("Authorization"))) {
+            ctx.header("WWW-Authenticate", "Bearer");
+            ctx.skipRemainingHandlers();
+            throw new SandboxException(ErrorKind.UNAUTHENTICATED, "missing or invalid bearer token");
+        }
+    }
+
+    private void health(Context ctx) throws SandboxException {
+        if (!services.state().isServing()) {
+            throw new SandboxException(ErrorKind.UNAVAILABLE, "sandboxd is shutting down");
+        }
+        byte[] body = new Json().raw("{\"status\":\"ok\",\"uptime_seconds\":")
+                .num(services.state().uptimeSeconds()).raw("}\n").bytes();
+        json(ctx, body);
+    }
+
+    private void metadata(Context ctx) {
+        Map<String, String> env = MetadataEnv.filter(environment.get(), services.config().metadataEnvPrefix());
+        Json j = new Json().raw("{\"env\":{");
+        boolean first = true;
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            if (!first) {
+                j.raw(",");
+            }
+            first = false;
+            j.str(e.getKey()).raw(":").str(e.getValue());
+        }
+        json(ctx, j.raw("}}\n").bytes());
+    }
+
+    private void metrics(Context ctx) {
+        byte[] body = services.metrics().scrape().getBytes(StandardCharsets.UTF_8);
+        ctx.status(200);
+        ctx.res().setContentType(services.metrics().contentType());
+        ctx.res().setContentLength(body.length);
+        ctx.result(body);
+    }
+
+    private static void json(Context ctx, byte[] body) {
+        ctx.status(200);
+        ctx.res().setContentType("application/json");
+        ctx.res().setContentLength(body.length);
+        ctx.result(body);
     }
 
     public int port() {
-        return -1;
+        Javalin a = app;
+        return a == null ? -1 : a.port();
     }
 
+    public FileStore fileStore() {
+        return store;
+    }
+
+    /** Stops accepting, lets in-flight requests finish until the deadline, then closes. */
     public void stop(long deadlineNanos) {
+        Javalin a = app;
+        if (a == null) {
+            return;
+        }
+        long remainingMs = Math.max(100, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+        a.jettyServer().server().setStopTimeout(remainingMs);
+        a.stop();
     }
 }

@@ -1,0 +1,471 @@
+package io.sandboxd.daemon.fs;
+
+import com.sun.jna.LastErrorException;
+import io.sandboxd.daemon.errors.ErrorKind;
+import io.sandboxd.daemon.errors.SandboxException;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The filesystem core of the REST API (CONTRACT §2.3–2.5): read, list, atomic write, delete.
+ * Knows nothing about HTTP. Every path goes through {@link SandboxRoot#resolve}, and every
+ * operation after resolution is relative to the descriptors it returned.
+ */
+public final class FileStore {
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFREG = 0100000;
+    private static final int S_IFDIR = 0040000;
+    private static final int S_IFLNK = 0120000;
+    private static final String ATTRS = "unix:mode,ino,size,lastModifiedTime";
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final SandboxRoot root;
+    /** Distinguishes our in-flight temps from a crashed predecessor's. */
+    private final String instanceId;
+    private final Object[] renameLocks = new Object[64];
+
+    public FileStore(SandboxRoot root) {
+        this.root = root;
+        this.instanceId = HexFormat.of().formatHex(randomBytes(6));
+        for (int i = 0; i < renameLocks.length; i++) {
+            renameLocks[i] = new Object();
+        }
+    }
+
+    public SandboxRoot root() {
+        return root;
+    }
+
+    // ---------------------------------------------------------------- read / list
+
+    public ReadResult read(String clientPath) throws SandboxException {
+        UserPath path = root.parse(clientPath);
+        for (int attempt = 0; attempt < 4; attempt++) {
+            try (SandboxRoot.Resolved r = root.resolve(path, SandboxRoot.Mode.FOLLOW)) {
+                if (!r.exists()) {
+                    throw SandboxRoot.notFound();
+                }
+                if (r.isDirectoryTarget()) {
+                    return new ReadResult.Directory(list(r));
+                }
+                ReadResult.File f = openRegular(r);
+                if (f != null) {
+                    return f;
+                }
+            }
+        }
+        throw new SandboxException(ErrorKind.CONFLICT, "path changed repeatedly during the request");
+    }
+
+    /** @return null when the name changed kind under us (retry) */
+    private ReadResult.File openRegular(SandboxRoot.Resolved r) throws SandboxException {
+        int fd;
+        try {
+            // O_NONBLOCK: a FIFO must never hang the request
+            fd = Posix.openat(r.dirFd(), r.name(), Posix.O_RDONLY | Posix.O_NOFOLLOW | Posix.O_NONBLOCK);
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == Posix.ELOOP) {
+                return null;
+            }
+            throw SandboxRoot.map(e);
+        }
+        try {
+            Path p = Posix.fdPath(fd);
+            Map<String, Object> a = attributes(p, true);
+            int type = (Integer) a.get("mode") & S_IFMT;
+            if (type == S_IFDIR) {
+                return null;
+            }
+            if (type != S_IFREG) {
+                throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "not a regular file or directory");
+            }
+            FileChannel ch = FileChannel.open(p, StandardOpenOption.READ);
+            return new ReadResult.File(new OpenFile(ch, info(a)));
+        } catch (NoSuchFileException e) {
+            throw SandboxRoot.notFound();
+        } catch (IOException e) {
+            throw ioError(e, "cannot open file");
+        } finally {
+            Posix.closeQuietly(fd);
+        }
+    }
+
+    private DirectoryListing list(SandboxRoot.Resolved dir) throws SandboxException {
+        List<FileEntry> entries = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir.fdPath())) {
+            for (Path child : ds) {
+                String name = child.getFileName().toString();
+                if (name.startsWith(UserPath.TEMP_PREFIX)) {
+                    continue;
+                }
+                FileEntry e = entry(dir, child, name);
+                if (e != null) {
+                    entries.add(e);
+                }
+            }
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new SandboxException(ErrorKind.PERMISSION_DENIED, "permission denied");
+        } catch (IOException e) {
+            throw ioError(e, "cannot list directory");
+        }
+        entries.sort((x, y) -> Arrays.compareUnsigned(
+                x.name().getBytes(StandardCharsets.UTF_8), y.name().getBytes(StandardCharsets.UTF_8)));
+        return new DirectoryListing(entries);
+    }
+
+    /** @return null for entries that vanished, dangle or escape */
+    private FileEntry entry(SandboxRoot.Resolved dir, Path child, String name) {
+        try {
+            Map<String, Object> a = attributes(child, false);
+            int mode = (Integer) a.get("mode");
+            if ((mode & S_IFMT) == S_IFLNK) {
+                List<String> segs = new ArrayList<>(dir.realSegments());
+                segs.add(name);
+                try (SandboxRoot.Resolved t = root.resolve(new UserPath(segs), SandboxRoot.Mode.FOLLOW)) {
+                    if (!t.exists()) {
+                        return null;
+                    }
+                    a = attributes(t.fdPath(), t.isDirectoryTarget());
+                    mode = (Integer) a.get("mode");
+                }
+            }
+            boolean isDir = (mode & S_IFMT) == S_IFDIR;
+            Instant mtime = ((FileTime) a.get("lastModifiedTime")).toInstant();
+            return new FileEntry(name, (Long) a.get("size"), isDir, mtime, mode & 0777);
+        } catch (SandboxException | IOException e) {
+            return null;
+        }
+    }
+
+    private static Map<String, Object> attributes(Path p, boolean follow) throws IOException {
+        return follow ? Files.readAttributes(p, ATTRS) : Files.readAttributes(p, ATTRS, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private static FileInfo info(Map<String, Object> a) {
+        long size = (Long) a.get("size");
+        FileTime mtime = (FileTime) a.get("lastModifiedTime");
+        Instant m = mtime.toInstant();
+        long ino = ((Number) a.get("ino")).longValue();
+        long nanos = m.getEpochSecond() * 1_000_000_000L + m.getNano();
+        String etag = "\"" + Long.toHexString(ino) + "-" + Long.toHexString(size) + "-" + Long.toHexString(nanos) + "\"";
+        return new FileInfo(size, m, etag);
+    }
+
+    // ---------------------------------------------------------------- write
+
+    /**
+     * Atomic write: temp file in the target's directory, content, fsync, chmod, rename, fsync of
+     * the directory. On any failure the temp file is removed and the target is untouched.
+     */
+    public void write(String clientPath, ContentSource content, WriteOptions options) throws SandboxException {
+        UserPath path = root.parse(clientPath);
+        if (path.isRoot()) {
+            throw isDirectory();
+        }
+        try (SandboxRoot.Resolved r = root.resolve(path, SandboxRoot.Mode.CREATE_PARENTS)) {
+            if (r.isDirectoryTarget()) {
+                throw isDirectory();
+            }
+            checkPreconditions(r, options);
+            String tmp = UserPath.TEMP_PREFIX + instanceId + "-" + HexFormat.of().formatHex(randomBytes(8)) + ".tmp";
+            int fd;
+            try {
+                fd = Posix.openat(r.dirFd(), tmp, Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW, 0600);
+            } catch (LastErrorException e) {
+                throw SandboxRoot.map(e);
+            }
+            boolean renamed = false;
+            try {
+                MessageDigest md = options.sha256().isPresent() ? sha256() : null;
+                try (FileChannel ch = FileChannel.open(Posix.fdPath(fd), StandardOpenOption.WRITE)) {
+                    content.writeTo(buf -> {
+                        if (md != null) {
+                            md.update(buf.duplicate());
+                        }
+                        while (buf.hasRemaining()) {
+                            ch.write(buf);
+                        }
+                    });
+                    ch.force(true);
+                }
+                if (md != null && !MessageDigest.isEqual(md.digest(), options.sha256().get())) {
+                    throw new SandboxException(ErrorKind.INVALID_ARGUMENT,
+                            "content digest mismatch: the body's SHA-256 differs from the one declared; nothing was written");
+                }
+                Posix.C.fchmod(fd, options.mode() & 0777);
+                synchronized (renameLocks[Math.floorMod(r.realSegments().hashCode(), renameLocks.length)]) {
+                    checkPreconditions(r, options);
+                    Posix.C.renameat(r.dirFd(), Posix.cstr(tmp), r.dirFd(), Posix.cstr(r.name()));
+                    renamed = true;
+                }
+                fsyncDirectory(r.dirFd());
+            } catch (LastErrorException e) {
+                throw SandboxRoot.map(e);
+            } catch (IOException e) {
+                throw ioError(e, "write failed");
+            } finally {
+                Posix.closeQuietly(fd);
+                if (!renamed) {
+                    unlinkQuietly(r.dirFd(), tmp);
+                }
+            }
+        }
+    }
+
+    private static SandboxException isDirectory() {
+        return new SandboxException(ErrorKind.INVALID_ARGUMENT, "target path is a directory");
+    }
+
+    private void checkPreconditions(SandboxRoot.Resolved r, WriteOptions o) throws SandboxException {
+        if (o.ifMatch().isEmpty() && !o.ifNoneMatchAny()) {
+            return;
+        }
+        FileInfo current = null;
+        try {
+            Map<String, Object> a = attributes(r.fdPath(), false);
+            if (((Integer) a.get("mode") & S_IFMT) == S_IFREG) {
+                current = info(a);
+            }
+        } catch (NoSuchFileException e) {
+            current = null;
+        } catch (IOException e) {
+            throw ioError(e, "cannot stat target");
+        }
+        if (o.ifNoneMatchAny() && current != null) {
+            throw new SandboxException(ErrorKind.PRECONDITION_FAILED, "file already exists (If-None-Match: *)");
+        }
+        if (o.ifMatch().isPresent() && (current == null || !Etags.matches(o.ifMatch().get(), current.etag()))) {
+            throw new SandboxException(ErrorKind.PRECONDITION_FAILED, "file changed or is missing (If-Match)");
+        }
+    }
+
+    private static void fsyncDirectory(int dirFd) {
+        try (FileChannel dir = FileChannel.open(Posix.fdPath(dirFd), StandardOpenOption.READ)) {
+            dir.force(true);
+        } catch (IOException e) {
+            // best effort: some filesystems refuse fsync on directories; the rename already happened
+        }
+    }
+
+    // ---------------------------------------------------------------- delete
+
+    public void delete(String clientPath, boolean recursive) throws SandboxException {
+        UserPath path = root.parse(clientPath);
+        try (SandboxRoot.Resolved r = root.resolve(path, SandboxRoot.Mode.NOFOLLOW_LAST)) {
+            if (r.isDirectoryTarget()) {
+                if (!recursive) {
+                    throw new SandboxException(ErrorKind.CONFLICT,
+                            "cannot delete the sandbox root; pass recursive=true to clear its contents");
+                }
+                removeChildren(r.dirFd());
+                return;
+            }
+            Map<String, Object> a;
+            try {
+                a = attributes(r.fdPath(), false);
+            } catch (NoSuchFileException e) {
+                throw SandboxRoot.notFound();
+            } catch (IOException e) {
+                throw ioError(e, "cannot stat target");
+            }
+            boolean isDir = ((Integer) a.get("mode") & S_IFMT) == S_IFDIR;
+            try {
+                if (isDir) {
+                    if (recursive) {
+                        removeTree(r.dirFd(), r.name());
+                    } else {
+                        Posix.C.unlinkat(r.dirFd(), Posix.cstr(r.name()), Posix.AT_REMOVEDIR);
+                    }
+                } else {
+                    Posix.C.unlinkat(r.dirFd(), Posix.cstr(r.name()), 0);
+                }
+            } catch (LastErrorException e) {
+                throw SandboxRoot.map(e);
+            }
+        }
+    }
+
+    private void removeTree(int parentFd, String name) throws SandboxException {
+        int fd;
+        try {
+            fd = Posix.openat(parentFd, name, Posix.O_PATH | Posix.O_DIRECTORY | Posix.O_NOFOLLOW);
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == Posix.ENOENT) {
+                return;
+            }
+            if (e.getErrorCode() == Posix.ENOTDIR || e.getErrorCode() == Posix.ELOOP) {
+                unlinkOrThrow(parentFd, name, 0);
+                return;
+            }
+            throw SandboxRoot.map(e);
+        }
+        try {
+            removeChildren(fd);
+        } finally {
+            Posix.closeQuietly(fd);
+        }
+        unlinkOrThrow(parentFd, name, Posix.AT_REMOVEDIR);
+    }
+
+    private void removeChildren(int dirFd) throws SandboxException {
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(Posix.fdPath(dirFd))) {
+            for (Path child : ds) {
+                names.add(child.getFileName().toString());
+            }
+        } catch (NoSuchFileException e) {
+            return;
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new SandboxException(ErrorKind.PERMISSION_DENIED, "permission denied");
+        } catch (IOException e) {
+            throw ioError(e, "cannot list directory");
+        }
+        for (String name : names) {
+            boolean isDir;
+            try {
+                isDir = ((Integer) attributes(Posix.fdPath(dirFd, name), false).get("mode") & S_IFMT) == S_IFDIR;
+            } catch (NoSuchFileException e) {
+                continue;
+            } catch (IOException e) {
+                throw ioError(e, "cannot stat entry");
+            }
+            if (isDir) {
+                removeTree(dirFd, name);
+            } else {
+                unlinkOrThrow(dirFd, name, 0);
+            }
+        }
+    }
+
+    private static void unlinkOrThrow(int dirFd, String name, int flags) throws SandboxException {
+        try {
+            Posix.C.unlinkat(dirFd, Posix.cstr(name), flags);
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() != Posix.ENOENT) {
+                throw SandboxRoot.map(e);
+            }
+        }
+    }
+
+    private static void unlinkQuietly(int dirFd, String name) {
+        try {
+            Posix.C.unlinkat(dirFd, Posix.cstr(name), 0);
+        } catch (LastErrorException ignored) {
+            // already gone
+        }
+    }
+
+    // ---------------------------------------------------------------- stale temps
+
+    /**
+     * Removes upload temp files a previous daemon left behind (crash, kill -9), walking the tree
+     * through descriptors without following links. Temps of this instance are kept.
+     *
+     * @return how many were removed
+     */
+    public int removeStaleTemps() {
+        try (SandboxRoot.Resolved r = root.resolve(UserPath.root(), SandboxRoot.Mode.FOLLOW)) {
+            return removeStaleTemps(r.dirFd(), 0);
+        } catch (SandboxException e) {
+            return 0;
+        }
+    }
+
+    private int removeStaleTemps(int dirFd, int depth) {
+        if (depth > 512) {
+            return 0;
+        }
+        int removed = 0;
+        List<String> dirs = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(Posix.fdPath(dirFd))) {
+            for (Path child : ds) {
+                String name = child.getFileName().toString();
+                Map<String, Object> a;
+                try {
+                    a = attributes(child, false);
+                } catch (IOException e) {
+                    continue;
+                }
+                int type = (Integer) a.get("mode") & S_IFMT;
+                if (type == S_IFDIR) {
+                    dirs.add(name);
+                } else if (name.startsWith(UserPath.TEMP_PREFIX) && !name.startsWith(UserPath.TEMP_PREFIX + instanceId)) {
+                    unlinkQuietly(dirFd, name);
+                    removed++;
+                }
+            }
+        } catch (IOException e) {
+            return removed;
+        }
+        for (String d : dirs) {
+            int fd;
+            try {
+                fd = Posix.openat(dirFd, d, Posix.O_PATH | Posix.O_DIRECTORY | Posix.O_NOFOLLOW);
+            } catch (LastErrorException e) {
+                continue;
+            }
+            try {
+                removed += removeStaleTemps(fd, depth + 1);
+            } finally {
+                Posix.closeQuietly(fd);
+            }
+        }
+        return removed;
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    static SandboxException ioError(IOException e, String what) {
+        String msg = String.valueOf(e.getMessage());
+        if (e instanceof java.nio.file.AccessDeniedException || msg.contains("Permission denied")
+                || msg.contains("Operation not permitted")) {
+            return new SandboxException(ErrorKind.PERMISSION_DENIED, "permission denied");
+        }
+        if (msg.contains("No space left") || msg.contains("Disk quota exceeded")) {
+            return new SandboxException(ErrorKind.INSUFFICIENT_STORAGE, "no space left on the sandbox volume");
+        }
+        if (msg.contains("Read-only file system")) {
+            return new SandboxException(ErrorKind.PERMISSION_DENIED, "read-only file system");
+        }
+        if (msg.contains("File name too long")) {
+            return new SandboxException(ErrorKind.INVALID_ARGUMENT, "file name too long");
+        }
+        if (msg.contains("Not a directory")) {
+            return new SandboxException(ErrorKind.NOT_FOUND, "path does not exist within the sandbox");
+        }
+        // the IOException text may hold descriptor paths; never echo it
+        return new SandboxException(ErrorKind.INTERNAL, what + " (" + e.getClass().getSimpleName() + ")", e);
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        RANDOM.nextBytes(b);
+        return b;
+    }
+}

@@ -1,0 +1,92 @@
+package io.sandboxd.daemon.grpc;
+
+import com.google.protobuf.UnsafeByteOperations;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.sandboxd.api.process.v1.ExitEvent;
+import io.sandboxd.api.process.v1.InitEvent;
+import io.sandboxd.api.process.v1.StartResponse;
+import io.sandboxd.daemon.process.OutputKind;
+import io.sandboxd.daemon.process.OutputSink;
+
+/**
+ * Adapts a Start response stream to the core's {@link OutputSink}. Flow control: pumps wait in
+ * {@link #awaitDemand()} until the transport {@code isReady()}, woken by the on-ready handler,
+ * so a slow client stalls its process instead of growing the heap. Output buffers are handed
+ * over without a copy ({@code unsafeWrap}: the pump never reuses an array it passed on).
+ */
+final class StartStreamSink implements OutputSink {
+    private final ServerCallStreamObserver<StartResponse> stream;
+    private boolean cancelled;
+    private boolean ended;
+
+    StartStreamSink(ServerCallStreamObserver<StartResponse> stream) {
+        this.stream = stream;
+    }
+
+    /** Wire the handlers; must run during the initial service call. */
+    void install(Runnable onCancel) {
+        stream.setOnReadyHandler(this::wake);
+        stream.setOnCancelHandler(() -> {
+            synchronized (this) {
+                cancelled = true;
+                notifyAll();
+            }
+            onCancel.run();
+        });
+    }
+
+    synchronized boolean isCancelled() {
+        return cancelled;
+    }
+
+    private synchronized void wake() {
+        notifyAll();
+    }
+
+    synchronized void init(int processId) {
+        if (!cancelled) {
+            stream.onNext(StartResponse.newBuilder().setInit(InitEvent.newBuilder().setProcessId(processId)).build());
+        }
+    }
+
+    @Override
+    public boolean hasDemand() {
+        return stream.isReady();
+    }
+
+    @Override
+    public synchronized boolean awaitDemand() throws InterruptedException {
+        while (!cancelled && !ended && !stream.isReady()) {
+            wait();
+        }
+        return !cancelled && !ended;
+    }
+
+    @Override
+    public synchronized void onOutput(OutputKind kind, byte[] data, int length) {
+        if (cancelled || ended) {
+            return;
+        }
+        StartResponse.Builder b = StartResponse.newBuilder();
+        if (kind == OutputKind.STDOUT) {
+            b.setStdout(UnsafeByteOperations.unsafeWrap(data, 0, length));
+        } else {
+            b.setStderr(UnsafeByteOperations.unsafeWrap(data, 0, length));
+        }
+        stream.onNext(b.build());
+    }
+
+    @Override
+    public synchronized void onExit(int exitCode) {
+        if (ended) {
+            return;
+        }
+        ended = true;
+        notifyAll();
+        if (cancelled) {
+            return;
+        }
+        stream.onNext(StartResponse.newBuilder().setExit(ExitEvent.newBuilder().setExitCode(exitCode)).build());
+        stream.onCompleted();
+    }
+}

@@ -1,0 +1,207 @@
+package io.sandboxd.daemon.process;
+
+import io.sandboxd.daemon.errors.ErrorKind;
+import io.sandboxd.daemon.errors.SandboxException;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The one owner of a spawned process: it pumps its output to a sink, tracks stdin and exit, and
+ * is the only place that signals it. The process runs in its own session, so its pid is its
+ * process group id and every signal goes to the whole group.
+ *
+ * <p>Exit is delivered after all output: once the leader is reaped, the pumps read to EOF; if a
+ * background child keeps the output open, they stop after {@link #PIPE_GRACE_MILLIS} of waiting
+ * and the exit follows (CONTRACT §1.3).
+ */
+public final class ManagedProcess {
+    static final long PIPE_GRACE_MILLIS = 2000;
+
+    private final int id;
+    private final String rpc;
+    private final long pid;
+    private final SpawnMode mode;
+    private final Process pipeProcess;
+    private final PtyTerminal terminal;
+    private final StdinChannel stdin;
+    private final ProcessCore core;
+    private final CompletableFuture<Integer> leaderExit = new CompletableFuture<>();
+    private final CompletableFuture<Integer> finished = new CompletableFuture<>();
+    private final AtomicBoolean pumping = new AtomicBoolean();
+    private volatile boolean leaderExited;
+    private volatile boolean lingering;
+
+    ManagedProcess(int id, String rpc, Process pipeProcess, PtyTerminal terminal, boolean withStdin, ProcessCore core) {
+        this.id = id;
+        this.rpc = rpc;
+        this.core = core;
+        this.pipeProcess = pipeProcess;
+        this.terminal = terminal;
+        if (terminal != null) {
+            this.mode = SpawnMode.PTY;
+            this.pid = terminal.pid();
+            this.stdin = new PtyStdin(id, terminal, core.io().blocking);
+            core.io().blocking.execute(() -> {
+                try {
+                    leaderExited(terminal.waitFor());
+                } catch (InterruptedException e) {
+                    leaderExited(-1);
+                }
+            });
+        } else {
+            this.mode = SpawnMode.PIPE;
+            this.pid = pipeProcess.pid();
+            this.stdin = withStdin ? new PipeStdin(id, pipeProcess.getOutputStream(), core.io().blocking) : null;
+            pipeProcess.onExit().whenComplete((p, err) -> leaderExited(err == null ? ExitCodes.normalize(p.exitValue()) : -1));
+        }
+    }
+
+    private void leaderExited(int code) {
+        leaderExited = true;
+        leaderExit.complete(code);
+    }
+
+    /** Daemon-assigned id (0 for processes that are not addressable, i.e. Execute). */
+    public int id() {
+        return id;
+    }
+
+    public long pid() {
+        return pid;
+    }
+
+    public SpawnMode mode() {
+        return mode;
+    }
+
+    String rpc() {
+        return rpc;
+    }
+
+    /** Completes with the exit code after the sink received {@code onExit}. */
+    public CompletableFuture<Integer> finished() {
+        return finished;
+    }
+
+    /** Starts delivering output to {@code sink}; call exactly once. */
+    public void pump(OutputSink sink) {
+        if (!pumping.compareAndSet(false, true)) {
+            throw new IllegalStateException("already pumping");
+        }
+        int chunk = core.chunkSize();
+        List<OutputPump> pumps;
+        try {
+            pumps = terminal != null
+                    ? List.of(new PtyPump(terminal.masterFd(), sink, chunk, core.metrics()))
+                    : List.of(new StreamPump(pipeProcess.getInputStream(), OutputKind.STDOUT, sink, chunk, core.metrics()),
+                              new StreamPump(pipeProcess.getErrorStream(), OutputKind.STDERR, sink, chunk, core.metrics()));
+        } catch (IOException e) {
+            killTree();
+            pumps = List.of();
+        }
+        for (OutputPump p : pumps) {
+            core.io().blocking.execute(p);
+        }
+        List<OutputPump> all = pumps;
+        leaderExit.thenRun(() -> {
+            if (terminal != null) {
+                terminal.closeSlave();
+            }
+            core.io().timers.schedule(() -> {
+                for (OutputPump p : all) {
+                    if (!p.done.isDone()) {
+                        lingering = true;
+                        p.expireGrace();
+                    }
+                }
+            }, PIPE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+        });
+        CompletableFuture<?>[] waits = new CompletableFuture<?>[all.size() + 1];
+        for (int i = 0; i < all.size(); i++) {
+            waits[i] = all.get(i).done;
+        }
+        waits[all.size()] = leaderExit;
+        CompletableFuture.allOf(waits).whenComplete((v, err) -> finish(sink));
+    }
+
+    private void finish(OutputSink sink) {
+        int code = leaderExit.getNow(-1);
+        if (stdin != null) {
+            stdin.close();
+        } else if (terminal != null) {
+            terminal.closeMaster();
+        }
+        core.metrics().exited(code);
+        try {
+            sink.onExit(code);
+        } finally {
+            core.released(this, lingering);
+            finished.complete(code);
+        }
+    }
+
+    /** SendSignal: to the group while the leader lives; afterwards an OK no-op (no pid reuse). */
+    public void signal(int signal) {
+        if (leaderExited) {
+            return;
+        }
+        Posix.killGroup(pid, signal);
+    }
+
+    /** SIGTERM to the group (shutdown), unless everything already ended. */
+    void terminate() {
+        if (!finished.isDone()) {
+            Posix.killGroup(pid, Posix.SIGTERM);
+        }
+    }
+
+    /** SIGKILL to the group: cancel, deadline, shutdown. Covers children still holding output. */
+    public void killTree() {
+        if (!finished.isDone()) {
+            Posix.killGroup(pid, Posix.SIGKILL);
+        }
+    }
+
+    public CompletableFuture<Void> writeStdin(byte[] data) {
+        if (stdin == null) {
+            return CompletableFuture.failedFuture(new SandboxException(ErrorKind.FAILED_PRECONDITION,
+                    "process " + id + " has no stdin"));
+        }
+        if (leaderExited) {
+            return CompletableFuture.failedFuture(new SandboxException(ErrorKind.FAILED_PRECONDITION,
+                    "process " + id + " has exited"));
+        }
+        return stdin.write(data);
+    }
+
+    public CompletableFuture<Void> closeStdin() {
+        if (stdin == null) {
+            return CompletableFuture.failedFuture(new SandboxException(ErrorKind.FAILED_PRECONDITION,
+                    "process " + id + " has no stdin"));
+        }
+        if (leaderExited) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return stdin.eof();
+    }
+
+    public void resize(TerminalSize size) throws SandboxException {
+        if (terminal == null) {
+            throw new SandboxException(ErrorKind.FAILED_PRECONDITION,
+                    "failed to resize TTY: process " + id + " has no terminal");
+        }
+        if (leaderExited) {
+            throw new SandboxException(ErrorKind.FAILED_PRECONDITION,
+                    "failed to resize TTY: process " + id + " has exited");
+        }
+        try {
+            terminal.resize(size);
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.FAILED_PRECONDITION, "failed to resize TTY of process " + id);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package io.sandboxd.daemon.process;
+
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Reads one output source of a process and pushes it to the sink as it arrives (no polling).
+ * Reads are coalesced only while the consumer has no demand, up to the chunk size. After the
+ * leader exited and the grace passed, a pump that would have to wait for more data stops:
+ * that is a background child holding the pipe (CONTRACT §1.3, §1.4).
+ */
+abstract class OutputPump implements Runnable {
+    private static final int INITIAL_BUFFER = 4096;
+
+    private final OutputKind kind;
+    private final OutputSink sink;
+    private final int chunkSize;
+    private final ProcessMetrics metrics;
+    final CompletableFuture<Void> done = new CompletableFuture<>();
+    volatile boolean graceExpired;
+    volatile boolean idle;
+
+    OutputPump(OutputKind kind, OutputSink sink, int chunkSize, ProcessMetrics metrics) {
+        this.kind = kind;
+        this.sink = sink;
+        this.chunkSize = chunkSize;
+        this.metrics = metrics;
+    }
+
+    /** @return bytes read (&gt;0), or -1 at EOF or once stopped */
+    abstract int read(byte[] buf, int off, int len) throws java.io.IOException;
+
+    /** @return bytes readable now without blocking (0 if unknown) */
+    abstract int available() throws java.io.IOException;
+
+    /** Makes a read blocked on an idle source return -1 (or abandons it), then releases. */
+    abstract void stop();
+
+    abstract void release();
+
+    /** The leader exited and the grace passed: stop as soon as no more data is waiting. */
+    final void expireGrace() {
+        graceExpired = true;
+        if (idle) {
+            stop();
+            done.complete(null);
+        }
+    }
+
+    @Override
+    public final void run() {
+        int cap = Math.min(INITIAL_BUFFER, chunkSize);
+        byte[] buf = new byte[cap];
+        int len = 0;
+        boolean discard = false;
+        try {
+            while (!done.isDone()) {
+                if (graceExpired && len == 0 && available() <= 0) {
+                    break;
+                }
+                idle = true;
+                if (graceExpired && len == 0 && available() <= 0) {
+                    break;
+                }
+                int n = read(buf, len, buf.length - len);
+                idle = false;
+                if (n < 0) {
+                    break;
+                }
+                len += n;
+                if (discard) {
+                    len = 0;
+                    continue;
+                }
+                if (len < buf.length && !sink.hasDemand() && available() > 0) {
+                    continue;
+                }
+                if (!sink.awaitDemand()) {
+                    discard = true;
+                    len = 0;
+                    continue;
+                }
+                if (done.isDone()) {
+                    break;
+                }
+                metrics.bytes(kind, len);
+                boolean full = len == buf.length;
+                if (len >= buf.length / 2) {
+                    sink.onOutput(kind, buf, len);
+                    if (full && cap < chunkSize) {
+                        cap = Math.min(chunkSize, cap * 2);
+                    }
+                    buf = new byte[cap];
+                } else {
+                    sink.onOutput(kind, Arrays.copyOf(buf, len), len);
+                }
+                len = 0;
+            }
+            if (len > 0 && !discard && !done.isDone()) {
+                metrics.bytes(kind, len);
+                sink.onOutput(kind, Arrays.copyOf(buf, len), len);
+            }
+        } catch (java.io.IOException e) {
+            // closed under us (grace or teardown): the output ends here
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            idle = false;
+            release();
+            done.complete(null);
+        }
+    }
+}

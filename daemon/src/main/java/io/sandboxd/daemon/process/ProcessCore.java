@@ -1,0 +1,218 @@
+package io.sandboxd.daemon.process;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.sandboxd.daemon.errors.ErrorKind;
+import io.sandboxd.daemon.errors.SandboxException;
+import io.sandboxd.daemon.fs.SandboxRoot;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The process core: spawns processes in their own sessions, keeps the registry of live ones
+ * (ids, the {@code --max-processes} cap) and ends them all at shutdown. Knows nothing about
+ * any transport.
+ */
+public final class ProcessCore implements AutoCloseable {
+    private static final List<Path> SETSID_CANDIDATES = List.of(Path.of("/usr/bin/setsid"), Path.of("/bin/setsid"));
+
+    private final CommandResolver resolver;
+    private final int maxProcesses;
+    private final int chunkSize;
+    private final ProcessMetrics metrics;
+    private final IoThreads io = new IoThreads();
+    private final AtomicInteger nextId = new AtomicInteger();
+    private final AtomicInteger live = new AtomicInteger();
+    private final Map<Integer, ManagedProcess> addressable = new ConcurrentHashMap<>();
+    private final Set<ManagedProcess> all = ConcurrentHashMap.newKeySet();
+    private final Set<Long> lingeringSessions = ConcurrentHashMap.newKeySet();
+    private final Path setsid;
+    private volatile boolean closed;
+
+    public ProcessCore(SandboxRoot root, Map<String, String> daemonEnv, int maxProcesses, int chunkSize,
+                       MeterRegistry registry) {
+        this.resolver = new CommandResolver(root, daemonEnv);
+        this.maxProcesses = maxProcesses;
+        this.chunkSize = chunkSize;
+        this.metrics = new ProcessMetrics(registry);
+        this.setsid = SETSID_CANDIDATES.stream().filter(Files::isExecutable).findFirst().orElse(null);
+    }
+
+    IoThreads io() {
+        return io;
+    }
+
+    ProcessMetrics metrics() {
+        return metrics;
+    }
+
+    int chunkSize() {
+        return chunkSize;
+    }
+
+    /** Start: a registered process with stdin, addressable by its id until its output ends. */
+    public ManagedProcess start(ProcessRequest request) throws SandboxException {
+        LaunchPlan plan = resolver.resolve(request);
+        reserve();
+        int id = nextId.incrementAndGet();
+        try {
+            ManagedProcess p = spawn(id, "start", plan, true);
+            addressable.put(id, p);
+            return p;
+        } catch (SandboxException | RuntimeException e) {
+            unreserve();
+            throw e;
+        }
+    }
+
+    /** Execute: runs to completion with stdin from /dev/null, keeping at most {@code limit} bytes per stream. */
+    public Execution execute(ProcessRequest request, int outputLimit) throws SandboxException {
+        if (request.terminal() != null) {
+            throw new IllegalArgumentException("Execute has no terminal");
+        }
+        LaunchPlan plan = resolver.resolve(request);
+        reserve();
+        ManagedProcess p;
+        try {
+            p = spawn(0, "execute", plan, false);
+        } catch (SandboxException | RuntimeException e) {
+            unreserve();
+            throw e;
+        }
+        CapturingSink sink = new CapturingSink(outputLimit);
+        p.pump(sink);
+        return new Execution(p, sink.result);
+    }
+
+    /** @throws SandboxException NOT_FOUND unless a Start process with this id is still streaming */
+    public ManagedProcess find(int id) throws SandboxException {
+        ManagedProcess p = addressable.get(id);
+        if (p == null) {
+            throw new SandboxException(ErrorKind.NOT_FOUND, "process " + id + " not found");
+        }
+        return p;
+    }
+
+    public int liveCount() {
+        return live.get();
+    }
+
+    private void reserve() throws SandboxException {
+        if (closed) {
+            throw new SandboxException(ErrorKind.UNAVAILABLE, "sandboxd is shutting down");
+        }
+        if (live.incrementAndGet() > maxProcesses) {
+            live.decrementAndGet();
+            throw new SandboxException(ErrorKind.RESOURCE_EXHAUSTED,
+                    "too many processes: the limit is " + maxProcesses + " (--max-processes)");
+        }
+    }
+
+    private void unreserve() {
+        live.decrementAndGet();
+    }
+
+    private ManagedProcess spawn(int id, String rpc, LaunchPlan plan, boolean withStdin) throws SandboxException {
+        ManagedProcess p;
+        if (plan.mode() == SpawnMode.PTY) {
+            PtyTerminal t;
+            try {
+                t = PtyTerminal.spawn(plan);
+            } catch (IOException | LinkageError e) {
+                throw new SandboxException(ErrorKind.INTERNAL, "failed to start command with PTY");
+            }
+            p = new ManagedProcess(id, rpc, null, t, withStdin, this);
+        } else {
+            if (setsid == null) {
+                throw new SandboxException(ErrorKind.INTERNAL,
+                        "failed to start command: setsid (util-linux) is not installed");
+            }
+            List<String> cmd = new ArrayList<>(plan.argv().size() + 1);
+            cmd.add(setsid.toString());
+            cmd.add(plan.executable().toString());
+            cmd.addAll(plan.argv().subList(1, plan.argv().size()));
+            ProcessBuilder pb = new ProcessBuilder(cmd).directory(plan.workingDirectory().toFile());
+            Map<String, String> env = pb.environment();
+            env.clear();
+            env.putAll(plan.environment());
+            if (!withStdin) {
+                pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            }
+            try {
+                p = new ManagedProcess(id, rpc, pb.start(), null, withStdin, this);
+            } catch (IOException e) {
+                throw new SandboxException(ErrorKind.INTERNAL, "failed to start command");
+            }
+        }
+        all.add(p);
+        metrics.started(rpc, plan.mode());
+        metrics.running.incrementAndGet();
+        return p;
+    }
+
+    void released(ManagedProcess p, boolean lingering) {
+        if (lingering) {
+            lingeringSessions.add(p.pid());
+        }
+        if (p.id() != 0) {
+            addressable.remove(p.id(), p);
+        }
+        if (all.remove(p)) {
+            metrics.running.decrementAndGet();
+            live.decrementAndGet();
+        }
+    }
+
+    /**
+     * Shutdown (CONTRACT §1.8): refuse new processes, SIGTERM every group, SIGKILL what is left
+     * after {@code grace}, wait for every owner to deliver its exit, then kill background
+     * children that outlived their streams. Returns by {@code deadlineNanos}.
+     *
+     * @return true if every process ended and delivered its exit in time
+     */
+    public boolean terminateAll(long graceNanos, long deadlineNanos) {
+        closed = true;
+        List<ManagedProcess> snapshot = new ArrayList<>(all);
+        for (ManagedProcess p : snapshot) {
+            p.terminate();
+        }
+        long killAt = Math.min(System.nanoTime() + graceNanos, deadlineNanos);
+        awaitAll(snapshot, killAt);
+        List<ManagedProcess> rest = new ArrayList<>(all);
+        for (ManagedProcess p : rest) {
+            p.killTree();
+        }
+        boolean allDone = awaitAll(rest, deadlineNanos);
+        lingeringSessions.addAll(rest.stream().map(ManagedProcess::pid).toList());
+        SessionSweeper.killSessions(Set.copyOf(lingeringSessions));
+        return allDone;
+    }
+
+    private static boolean awaitAll(List<ManagedProcess> ps, long deadlineNanos) {
+        CompletableFuture<?> done = CompletableFuture.allOf(ps.stream().map(ManagedProcess::finished)
+                .toArray(CompletableFuture[]::new));
+        long left = deadlineNanos - System.nanoTime();
+        try {
+            done.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (Exception e) {
+            return done.isDone();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        io.shutdown();
+    }
+}

@@ -1,0 +1,50 @@
+package io.sandboxd.daemon.process;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.concurrent.Executor;
+
+/** Writes to a PTY master; EOF is ^D (VEOF), so the terminal stays open (CONTRACT §1.5). */
+final class PtyStdin extends StdinChannel {
+    private static final byte[] VEOF = {4};
+    private final PtyTerminal terminal;
+
+    PtyStdin(int processId, PtyTerminal terminal, Executor pool) {
+        super(processId, pool);
+        this.terminal = terminal;
+    }
+
+    @Override
+    void writeFully(byte[] data) throws IOException {
+        int fd = terminal.masterFd();
+        int off = 0;
+        while (off < data.length) {
+            byte[] part = off == 0 ? data : Arrays.copyOfRange(data, off, data.length);
+            long n = Posix.c().write(fd, part, part.length);
+            if (n < 0) {
+                int e = Posix.errno();
+                if (e == Posix.EINTR || e == Posix.EAGAIN) {
+                    waitWritable(fd);
+                    continue;
+                }
+                throw new IOException("write to terminal failed: errno " + e);
+            }
+            off += (int) n;
+        }
+    }
+
+    private static void waitWritable(int fd) {
+        int[] fds = {fd, Posix.POLLOUT};
+        Posix.c().poll(fds, 1, 1000);
+    }
+
+    @Override
+    void sendEof() throws IOException {
+        writeFully(VEOF);
+    }
+
+    @Override
+    void release() {
+        terminal.closeMaster();
+    }
+}

@@ -1,0 +1,9 @@
+package io.sandboxd.daemon.process;
+
+public enum SpawnMode {
+    PIPE, PTY;
+
+    public String label() {
+        return this == PIPE ? "pipe" : "pty";
+    }
+}

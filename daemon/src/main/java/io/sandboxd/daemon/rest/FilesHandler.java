@@ -1,0 +1,247 @@
+package io.sandboxd.daemon.rest;
+
+import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import io.sandboxd.daemon.errors.ErrorKind;
+import io.sandboxd.daemon.errors.SandboxException;
+import io.sandboxd.daemon.fs.ContentSource;
+import io.sandboxd.daemon.fs.DirectoryListing;
+import io.sandboxd.daemon.fs.Etags;
+import io.sandboxd.daemon.fs.FileEntry;
+import io.sandboxd.daemon.fs.FileInfo;
+import io.sandboxd.daemon.fs.FileStore;
+import io.sandboxd.daemon.fs.OpenFile;
+import io.sandboxd.daemon.fs.ReadResult;
+import io.sandboxd.daemon.fs.WriteOptions;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * {@code GET|HEAD|PUT|DELETE /v1/files/{path}} (CONTRACT §2.3–2.5): maps HTTP requests, headers
+ * and errors onto {@link FileStore}. No filesystem logic lives here.
+ */
+final class FilesHandler {
+    private static final Pattern MODE = Pattern.compile("^0[0-7]{3}$");
+    private static final Pattern SHA256_HEX = Pattern.compile("^[0-9a-fA-F]{64}$");
+    private static final Pattern CONTENT_DIGEST_SHA256 = Pattern.compile("(?:^|,)\\s*sha-256=:([A-Za-z0-9+/=]+):\\s*(?:,|$)");
+    private static final int COPY_BUFFER = 64 * 1024;
+
+    private final FileStore store;
+
+    FilesHandler(FileStore store) {
+        this.store = store;
+    }
+
+    // ---------------------------------------------------------------- GET / HEAD
+
+    void get(Context ctx) throws SandboxException, IOException {
+        String path = RawPath.filesPath(ctx.req().getRequestURI());
+        ReadResult result = store.read(path);
+        if (result instanceof ReadResult.Directory d) {
+            byte[] body = listingJson(path, d.listing());
+            ctx.status(200);
+            ctx.res().setContentType("application/json");
+            ctx.res().setContentLength(body.length);
+            ctx.result(body);
+            return;
+        }
+        try (OpenFile f = ((ReadResult.File) result).file()) {
+            sendFile(ctx, f);
+        }
+    }
+
+    private void sendFile(Context ctx, OpenFile f) throws IOException {
+        FileInfo info = f.info();
+        Instant lastModified = info.modifiedAt().truncatedTo(ChronoUnit.SECONDS);
+        ctx.header("Accept-Ranges", "bytes");
+        ctx.header("ETag", info.etag());
+        ctx.header("Last-Modified", HttpDates.format(lastModified));
+
+        String ifMatch = ctx.header("If-Match");
+        if (ifMatch != null && !Etags.matches(ifMatch, info.etag())) {
+            ApiErrors.write(ctx, 412, "PRECONDITION_FAILED", "file changed (If-Match)");
+            return;
+        }
+        Instant ius = ifMatch == null ? HttpDates.parse(ctx.header("If-Unmodified-Since")) : null;
+        if (ius != null && lastModified.isAfter(ius)) {
+            ApiErrors.write(ctx, 412, "PRECONDITION_FAILED", "file changed (If-Unmodified-Since)");
+            return;
+        }
+        String inm = ctx.header("If-None-Match");
+        boolean notModified;
+        if (inm != null) {
+            notModified = Etags.matchesWeak(inm, info.etag());
+        } else {
+            Instant ims = HttpDates.parse(ctx.header("If-Modified-Since"));
+            notModified = ims != null && !lastModified.isAfter(ims);
+        }
+        if (notModified) {
+            ctx.status(304);
+            return;
+        }
+
+        long size = info.size();
+        ByteRange range = ByteRange.parse(ctx.header("Range"), size);
+        if (range != ByteRange.NONE && !ifRangeHolds(ctx.header("If-Range"), info, lastModified)) {
+            range = ByteRange.NONE;
+        }
+        if (range == ByteRange.UNSATISFIABLE) {
+            ctx.header("Content-Range", "bytes */" + size);
+            ApiErrors.write(ctx, 416, "INVALID_ARGUMENT", "range not satisfiable for a file of " + size + " bytes");
+            return;
+        }
+        long first = 0;
+        long length = size;
+        if (range != ByteRange.NONE) {
+            first = range.first();
+            length = range.length();
+            ctx.status(206);
+            ctx.header("Content-Range", "bytes " + range.first() + "-" + range.last() + "/" + size);
+        } else {
+            ctx.status(200);
+        }
+        ctx.res().setContentType("application/octet-stream");
+        ctx.res().setContentLengthLong(length);
+        if (ctx.method() == HandlerType.HEAD) {
+            return;
+        }
+        OutputStream out = ctx.res().getOutputStream();
+        byte[] buf = new byte[COPY_BUFFER];
+        ByteBuffer bb = ByteBuffer.wrap(buf);
+        long pos = first;
+        long remaining = length;
+        while (remaining > 0) {
+            bb.clear();
+            if (remaining < buf.length) {
+                bb.limit((int) remaining);
+            }
+            int n = f.channel().read(bb, pos);
+            if (n < 0) {
+                break; // truncated underneath us: the client sees a short body and fails on Content-Length
+            }
+            out.write(buf, 0, n);
+            pos += n;
+            remaining -= n;
+        }
+        out.flush();
+    }
+
+    private static boolean ifRangeHolds(String ifRange, FileInfo info, Instant lastModified) {
+        if (ifRange == null) {
+            return true;
+        }
+        String v = ifRange.trim();
+        if (v.startsWith("\"")) {
+            return v.equals(info.etag());
+        }
+        Instant d = HttpDates.parse(v);
+        return d != null && d.equals(lastModified);
+    }
+
+    static byte[] listingJson(String requestedPath, DirectoryListing listing) {
+        String shown = requestedPath.startsWith("/") ? requestedPath : "/" + requestedPath;
+        Json j = new Json().raw("{\"path\":").str(shown).raw(",\"entries\":[");
+        boolean first = true;
+        for (FileEntry e : listing.entries()) {
+            if (!first) {
+                j.raw(",");
+            }
+            first = false;
+            j.raw("{\"name\":").str(e.name())
+             .raw(",\"size\":").num(e.size())
+             .raw(",\"type\":").str(e.directory() ? "directory" : "file")
+             .raw(",\"modified_at\":").str(HttpDates.rfc3339(e.modifiedAt()))
+             .raw(",\"mode\":").str(String.format("%04o", e.mode()))
+             .raw("}");
+        }
+        return j.raw("]}\n").bytes();
+    }
+
+    // ---------------------------------------------------------------- PUT
+
+    void put(Context ctx) throws SandboxException, IOException {
+        String path = RawPath.filesPath(ctx.req().getRequestURI());
+        int mode = parseMode(ctx.queryParam("mode"));
+        Optional<byte[]> digest = expectedSha256(ctx);
+        String inm = ctx.header("If-None-Match");
+        boolean ifNoneMatchAny = false;
+        if (inm != null) {
+            if (!inm.trim().equals("*")) {
+                throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "If-None-Match on PUT supports only \"*\"");
+            }
+            ifNoneMatchAny = true;
+        }
+        WriteOptions options = new WriteOptions(mode, digest, Optional.ofNullable(ctx.header("If-Match")), ifNoneMatchAny);
+        String boundary = MultipartFileSource.formDataBoundary(ctx.header("Content-Type"));
+        ContentSource source = boundary != null
+                ? new MultipartFileSource(ctx.req().getInputStream(), boundary)
+                : new RawBodySource(ctx.req().getInputStream());
+        store.write(path, source, options);
+        ctx.status(204);
+    }
+
+    static int parseMode(String mode) throws SandboxException {
+        if (mode == null || mode.isEmpty()) {
+            return WriteOptions.DEFAULT_MODE;
+        }
+        if (!MODE.matcher(mode).matches()) {
+            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "mode \"" + mode + "\" must match ^0[0-7]{3}$");
+        }
+        return Integer.parseInt(mode, 8);
+    }
+
+    static Optional<byte[]> expectedSha256(Context ctx) throws SandboxException {
+        String hex = ctx.header("X-Content-SHA256");
+        String cd = ctx.header("Content-Digest");
+        byte[] fromHex = null;
+        byte[] fromCd = null;
+        if (hex != null) {
+            if (!SHA256_HEX.matcher(hex.trim()).matches()) {
+                throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "X-Content-SHA256 must be 64 hex digits");
+            }
+            fromHex = HexFormat.of().parseHex(hex.trim().toLowerCase());
+        }
+        if (cd != null) {
+            var m = CONTENT_DIGEST_SHA256.matcher(cd);
+            if (m.find()) {
+                try {
+                    fromCd = Base64.getDecoder().decode(m.group(1));
+                } catch (IllegalArgumentException e) {
+                    fromCd = new byte[0];
+                }
+                if (fromCd.length != 32) {
+                    throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "Content-Digest sha-256 must be 32 bytes of base64");
+                }
+            }
+        }
+        if (fromHex != null && fromCd != null && !java.util.Arrays.equals(fromHex, fromCd)) {
+            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "X-Content-SHA256 and Content-Digest disagree");
+        }
+        return Optional.ofNullable(fromHex != null ? fromHex : fromCd);
+    }
+
+    // ---------------------------------------------------------------- DELETE
+
+    void delete(Context ctx) throws SandboxException {
+        String path = RawPath.filesPath(ctx.req().getRequestURI());
+        String rec = ctx.queryParam("recursive");
+        boolean recursive;
+        if (rec == null || rec.isEmpty() || rec.equals("false")) {
+            recursive = false;
+        } else if (rec.equals("true")) {
+            recursive = true;
+        } else {
+            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "recursive \"" + rec + "\" must be a boolean");
+        }
+        store.delete(path, recursive);
+        ctx.status(204);
+    }
+}

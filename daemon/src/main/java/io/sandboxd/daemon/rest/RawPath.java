@@ -1,0 +1,87 @@
+package io.sandboxd.daemon.rest;
+
+import io.sandboxd.daemon.errors.ErrorKind;
+import io.sandboxd.daemon.errors.SandboxException;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The {@code {path}} of {@code /v1/files/{path}}: everything after the prefix in the raw
+ * (still percent-encoded) request URI, decoded exactly once (CONTRACT §2.1). Reading the raw
+ * URI is what makes {@code dir%2Fsub} and {@code %2E%2E} reach us unnormalised.
+ */
+final class RawPath {
+    static final String PREFIX = "/v1/files";
+
+    private RawPath() {
+    }
+
+    /** @param rawUri the request URI path as sent, without query */
+    static String filesPath(String rawUri) throws SandboxException {
+        if (!rawUri.startsWith(PREFIX)) {
+            throw new SandboxException(ErrorKind.NOT_FOUND, "no such route");
+        }
+        String rest = rawUri.substring(PREFIX.length());
+        if (rest.startsWith("/")) {
+            rest = rest.substring(1);
+        }
+        return decode(rest);
+    }
+
+    static String decode(String s) throws SandboxException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= s.length()) {
+                    throw badEscape();
+                }
+                int hi = hex(s.charAt(i + 1));
+                int lo = hex(s.charAt(i + 2));
+                if (hi < 0 || lo < 0) {
+                    throw badEscape();
+                }
+                out.write(hi << 4 | lo);
+                i += 2;
+            } else if (c < 0x80) {
+                out.write(c);
+            } else {
+                byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
+                if (Character.isHighSurrogate(c) && i + 1 < s.length()) {
+                    b = s.substring(i, i + 2).getBytes(StandardCharsets.UTF_8);
+                    i++;
+                }
+                out.write(b, 0, b.length);
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(out.toByteArray())).toString();
+        } catch (CharacterCodingException e) {
+            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "path is not valid UTF-8");
+        }
+    }
+
+    private static int hex(char c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        return -1;
+    }
+
+    private static SandboxException badEscape() {
+        return new SandboxException(ErrorKind.INVALID_ARGUMENT, "path has an invalid percent-encoding");
+    }
+}

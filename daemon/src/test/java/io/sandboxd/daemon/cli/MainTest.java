@@ -1,0 +1,141 @@
+package io.sandboxd.daemon.cli;
+
+import io.sandboxd.daemon.logging.LogFormat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** CONTRACT §3 flags: defaults, SANDBOXD_* variables, flag precedence, one-line errors with exit 2. */
+class MainTest {
+    @TempDir
+    Path tmp;
+    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    Main.Parsed parse(Map<String, String> env, String... args) {
+        return Main.parse(args, env, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    String errText() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void defaults() throws Exception {
+        Main.Parsed p = parse(Map.of(), "--root-dir", tmp.resolve("ws").toString());
+        DaemonConfig c = p.config();
+        assertThat(c.listenHost()).isEqualTo("0.0.0.0");
+        assertThat(c.grpcPort()).isEqualTo(9090);
+        assertThat(c.restPort()).isEqualTo(8080);
+        assertThat(c.rootDir()).isEqualTo(tmp.toRealPath().resolve("ws"));
+        assertThat(c.rootDir()).isDirectory();
+        assertThat(c.metadataEnvPrefix()).isEqualTo("SANDBOX_");
+        assertThat(c.shutdownTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.httpIdleTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(c.streamChunkSize()).isEqualTo(DaemonConfig.DEFAULT_STREAM_CHUNK_SIZE);
+        assertThat(c.authToken()).isEmpty();
+        assertThat(c.logFormat()).isEqualTo(LogFormat.TEXT);
+    }
+
+    @Test
+    void environmentVariablesAndFlagPrecedence() throws Exception {
+        Path token = Files.writeString(tmp.resolve("tok"), "  file-token\n");
+        Map<String, String> env = new HashMap<>();
+        env.put("SANDBOXD_GRPC_PORT", "7000");
+        env.put("SANDBOXD_REST_PORT", "7001");
+        env.put("SANDBOXD_LISTEN_HOST", "127.0.0.1");
+        env.put("SANDBOXD_ROOT_DIR", tmp.resolve("envroot").toString());
+        env.put("SANDBOXD_SHUTDOWN_TIMEOUT", "1m30s");
+        env.put("SANDBOXD_HTTP_IDLE_TIMEOUT", "500ms");
+        env.put("SANDBOXD_METADATA_ENV_PREFIX", "META_");
+        env.put("SANDBOXD_LOG_FORMAT", "json");
+        env.put("SANDBOXD_AUTH_TOKEN_FILE", token.toString());
+        DaemonConfig c = parse(env).config();
+        assertThat(c.grpcPort()).isEqualTo(7000);
+        assertThat(c.restPort()).isEqualTo(7001);
+        assertThat(c.listenHost()).isEqualTo("127.0.0.1");
+        assertThat(c.rootDir()).isEqualTo(tmp.toRealPath().resolve("envroot"));
+        assertThat(c.shutdownTimeout()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(c.httpIdleTimeout()).isEqualTo(Duration.ofMillis(500));
+        assertThat(c.metadataEnvPrefix()).isEqualTo("META_");
+        assertThat(c.logFormat()).isEqualTo(LogFormat.JSON);
+        assertThat(c.authToken()).contains("file-token");
+
+        c = parse(env, "--grpc-port", "7100", "--root-dir", tmp.resolve("flagroot").toString(), "--log-format", "text").config();
+        assertThat(c.grpcPort()).isEqualTo(7100);
+        assertThat(c.restPort()).isEqualTo(7001);
+        assertThat(c.rootDir()).isEqualTo(tmp.toRealPath().resolve("flagroot"));
+        assertThat(c.logFormat()).isEqualTo(LogFormat.TEXT);
+
+        c = parse(Map.of("SANDBOXD_AUTH_TOKEN", "env-token", "SANDBOXD_ROOT_DIR", tmp.toString())).config();
+        assertThat(c.authToken()).contains("env-token");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--grpc-port 0|--grpc-port must be in range 1-65535 (got 0)",
+        "--rest-port 70000|--rest-port must be in range 1-65535 (got 70000)",
+        "--grpc-port 8080|--grpc-port and --rest-port must differ (both 8080)",
+        "--grpc-port abc|--grpc-port",
+        "--shutdown-timeout 10|invalid duration",
+        "--shutdown-timeout 0|--shutdown-timeout must be positive",
+        "--stream-chunk-size 99999999|--stream-chunk-size must be at most",
+        "--log-format xml|--log-format must be text or json",
+        "--no-such-flag|Unknown option",
+        "--auth-token-file /nonexistent/tok|cannot be read",
+    })
+    void badValuesGiveOneLineAndExit2(String args, String expected) {
+        String[] a = (args + " --root-dir " + tmp.resolve("r")).split(" ");
+        Main.Parsed p = parse(Map.of(), a);
+        assertThat(p.exitCode()).isEqualTo(2);
+        assertThat(p.config()).isNull();
+        assertThat(errText()).contains(expected).startsWith("sandboxd: ");
+        assertThat(errText().strip().lines()).hasSize(1);
+    }
+
+    @Test
+    void badEnvironmentValueExits2() {
+        Main.Parsed p = parse(Map.of("SANDBOXD_REST_PORT", "-1"), "--root-dir", tmp.toString());
+        assertThat(p.exitCode()).isEqualTo(2);
+        assertThat(errText()).contains("--rest-port");
+    }
+
+    @Test
+    void rootDirThatIsAFileOrUnwritableExits2() throws Exception {
+        Path file = Files.writeString(tmp.resolve("file"), "x");
+        assertThat(parse(Map.of(), "--root-dir", file.toString()).exitCode()).isEqualTo(2);
+        assertThat(errText()).contains("is not a directory");
+        assertThat(parse(Map.of(), "--root-dir", file.resolve("sub").toString()).exitCode()).isEqualTo(2);
+        assertThat(parse(Map.of(), "--root-dir", "").exitCode()).isEqualTo(2);
+    }
+
+    @Test
+    void versionAndHelpExit0() {
+        Main.Parsed p = parse(Map.of(), "--version");
+        assertThat(p.exitCode()).isZero();
+        assertThat(p.config()).isNull();
+        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("sandboxd, version ");
+        out.reset();
+        assertThat(parse(Map.of(), "--help").exitCode()).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("--root-dir").contains("SANDBOXD_ROOT_DIR");
+    }
+
+    @Test
+    void goDurations() {
+        assertThat(GoDurationConverter.parse("1h2m3s")).isEqualTo(Duration.ofSeconds(3723));
+        assertThat(GoDurationConverter.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
+        assertThat(GoDurationConverter.parse("0")).isEqualTo(Duration.ZERO);
+    }
+}

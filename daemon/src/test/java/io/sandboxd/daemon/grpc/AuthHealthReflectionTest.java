@@ -1,0 +1,132 @@
+package io.sandboxd.daemon.grpc;
+
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.reflection.v1.ServerReflectionGrpc;
+import io.grpc.reflection.v1.ServerReflectionRequest;
+import io.grpc.reflection.v1.ServerReflectionResponse;
+import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.StreamObserver;
+import io.sandboxd.api.process.v1.ExecuteRequest;
+import io.sandboxd.api.process.v1.ProcessConfig;
+import io.sandboxd.api.process.v1.ProcessServiceGrpc;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class AuthHealthReflectionTest {
+    @TempDir
+    Path tmp;
+
+    static final ExecuteRequest TRUE = ExecuteRequest.newBuilder()
+            .setConfig(ProcessConfig.newBuilder().addCommand("true")).build();
+
+    static Metadata bearer(String token) {
+        Metadata m = new Metadata();
+        m.put(AuthInterceptor.AUTHORIZATION, "Bearer " + token);
+        return m;
+    }
+
+    @Test
+    void tokenIsRequiredEverywhereButHealth() throws Exception {
+        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> c.withAuthToken("s3cret-token"))) {
+            ProcessServiceGrpc.ProcessServiceBlockingStub anon = d.blocking();
+            assertThat(code(() -> anon.execute(TRUE))).isEqualTo(Status.Code.UNAUTHENTICATED);
+            assertThat(code(() -> anon.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(bearer("wrong"))).execute(TRUE)))
+                    .isEqualTo(Status.Code.UNAUTHENTICATED);
+            assertThat(anon.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(bearer("s3cret-token")))
+                    .execute(TRUE).getExitCode()).isZero();
+            assertThat(HealthGrpc.newBlockingStub(d.channel).check(HealthCheckRequest.getDefaultInstance()).getStatus())
+                    .isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+            StartCollector c = new StartCollector();
+            d.async().start(io.sandboxd.api.process.v1.StartRequest.newBuilder().setConfig(TRUE.getConfig()).build(), c);
+            assertThat(c.await().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+        }
+    }
+
+    @Test
+    void healthServesAndReflectionListsTheServices() throws Exception {
+        try (GrpcDaemon d = GrpcDaemon.start(tmp)) {
+            HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(d.channel);
+            assertThat(health.check(HealthCheckRequest.getDefaultInstance()).getStatus())
+                    .isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+            assertThat(health.check(HealthCheckRequest.newBuilder().setService("process.v1.ProcessService").build()).getStatus())
+                    .isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+
+            CompletableFuture<List<String>> services = new CompletableFuture<>();
+            StreamObserver<ServerReflectionRequest> req = ServerReflectionGrpc.newStub(d.channel)
+                    .withDeadlineAfter(30, TimeUnit.SECONDS)
+                    .serverReflectionInfo(new StreamObserver<>() {
+                        @Override
+                        public void onNext(ServerReflectionResponse r) {
+                            services.complete(r.getListServicesResponse().getServiceList().stream()
+                                    .map(s -> s.getName()).toList());
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            services.completeExceptionally(t);
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                        }
+                    });
+            req.onNext(ServerReflectionRequest.newBuilder().setListServices("").build());
+            assertThat(services.get(30, TimeUnit.SECONDS)).contains("process.v1.ProcessService",
+                    "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection");
+            req.onCompleted();
+        }
+    }
+
+    @Test
+    void everyRpcGetsOneLogLineAndLatencyMetrics() throws Exception {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        PrintStream old = System.err;
+        System.setErr(new PrintStream(buf, true, StandardCharsets.UTF_8)); // RequestLog.stderr captures it
+        GrpcDaemon d;
+        try {
+            d = GrpcDaemon.start(tmp);
+        } finally {
+            System.setErr(old);
+        }
+        try (d) {
+            d.daemon.services().requestLog().setEnabled(true);
+            assertThat(d.blocking().execute(TRUE).getExitCode()).isZero();
+            assertThat(code(() -> d.blocking().execute(ExecuteRequest.getDefaultInstance()))).isEqualTo(Status.Code.INVALID_ARGUMENT);
+            String scrape = d.daemon.services().metrics().scrape();
+            assertThat(scrape).contains("sandboxd_grpc_server_duration_seconds_count{method=\"process.v1.ProcessService/Execute\",status=\"OK\"} 1");
+            assertThat(scrape).contains("sandboxd_grpc_server_duration_seconds_count{method=\"process.v1.ProcessService/Execute\",status=\"INVALID_ARGUMENT\"} 1");
+            assertThat(scrape).contains("sandboxd_processes_started_total{mode=\"pipe\",rpc=\"execute\"} 1");
+            assertThat(scrape).contains("sandboxd_processes_exited_total{exit_code=\"0\"} 1");
+            assertThat(scrape).contains("sandboxd_processes_running 0");
+        }
+        List<String> lines = buf.toString(StandardCharsets.UTF_8).lines()
+                .filter(l -> l.contains("process.v1.ProcessService/Execute")).toList();
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(0)).contains("grpc").contains("status=OK").contains("bytes_in=").contains("duration_ms=");
+        assertThat(lines.get(1)).contains("status=INVALID_ARGUMENT");
+    }
+
+    static Status.Code code(Runnable r) {
+        try {
+            r.run();
+            return Status.Code.OK;
+        } catch (StatusRuntimeException e) {
+            return e.getStatus().getCode();
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.sandboxd.daemon.grpc;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Empty;
+import io.grpc.Status;
+import io.sandboxd.api.process.v1.PTY;
+import io.sandboxd.api.process.v1.ProcessConfig;
+import io.sandboxd.api.process.v1.ResizeTTYRequest;
+import io.sandboxd.api.process.v1.SendSignalRequest;
+import io.sandboxd.api.process.v1.Signal;
+import io.sandboxd.api.process.v1.StartRequest;
+import io.sandboxd.api.process.v1.StartResponse;
+import io.sandboxd.api.process.v1.WriteStdinRequest;
+import io.grpc.StatusRuntimeException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** CONTRACT §1.3 (PTY), §1.5 (^D), §1.7 (resize) with real pseudo-terminals. */
+class PtyTest {
+    @TempDir
+    static Path tmp;
+    static GrpcDaemon d;
+
+    @BeforeAll
+    static void up() throws Exception {
+        d = GrpcDaemon.start(tmp);
+    }
+
+    @AfterAll
+    static void down() throws Exception {
+        d.close();
+    }
+
+    static StartCollector startPty(int cols, int rows, String... argv) {
+        StartCollector c = new StartCollector();
+        d.async().withDeadlineAfter(60, TimeUnit.SECONDS).start(StartRequest.newBuilder()
+                .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of(argv)))
+                .setPty(PTY.newBuilder().setCols(cols).setRows(rows)).build(), c);
+        return c;
+    }
+
+    @Test
+    void sttySizeSeesTheInitialSizeIn100Of100Spawns() throws Exception {
+        int wrong = 0;
+        String firstWrong = null;
+        for (int i = 0; i < 100; i++) {
+            StartCollector c = startPty(80, 24, "stty", "size");
+            assertThat(c.await().isOk()).isTrue();
+            assertThat(c.exitCode()).isZero();
+            if (!c.stdout().trim().equals("24 80")) {
+                wrong++;
+                firstWrong = firstWrong == null ? c.stdout() : firstWrong;
+            }
+        }
+        assertThat(wrong).as("wrong sizes, first: %s", firstWrong).isZero();
+    }
+
+    @Test
+    void zeroSizeMeans80x24AndTermDefaults() throws Exception {
+        StartCollector c = startPty(0, 0, "sh", "-c", "stty size; echo $TERM");
+        assertThat(c.await().isOk()).isTrue();
+        assertThat(c.stdout()).isEqualTo("24 80\r\nxterm-256color\r\n");
+    }
+
+    @Test
+    void stderrIsMergedIntoStdout() throws Exception {
+        StartCollector c = startPty(80, 24, "sh", "-c", "echo to-err 1>&2; test -t 0 && test -t 2 && echo tty");
+        assertThat(c.await().isOk()).isTrue();
+        assertThat(c.stdout()).isEqualTo("to-err\r\ntty\r\n");
+        assertThat(c.events.stream().noneMatch(e -> e.getEventCase() == StartResponse.EventCase.STDERR)).isTrue();
+        assertThat(c.exitCode()).isZero();
+    }
+
+    @Test
+    void theTailOfAFastExitIsNeverLost() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            StartCollector c = startPty(80, 24, "sh", "-c", "head -c 20000 /dev/zero | tr '\\0' x; echo END");
+            assertThat(c.await().isOk()).isTrue();
+            assertThat(c.stdout()).hasSize(20000 + "END\r\n".length()).endsWith("xEND\r\n");
+        }
+    }
+
+    @Test
+    void aResizeIsSeenByTheProgram() throws Exception {
+        StartCollector c = startPty(80, 24, "sh", "-c", "stty size; read x; stty size");
+        int id = c.pid();
+        long end = System.currentTimeMillis() + 20_000;
+        while (!c.stdout().contains("24 80") && System.currentTimeMillis() < end) {
+            Thread.sleep(10);
+        }
+        d.blocking().resizeTTY(ResizeTTYRequest.newBuilder().setProcessId(id).setCols(132).setRows(50).build());
+        d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id).setInput(ByteString.copyFromUtf8("\n")).build());
+        assertThat(c.await().isOk()).isTrue();
+        assertThat(c.stdout()).contains("24 80\r\n").endsWith("50 132\r\n");
+    }
+
+    @Test
+    void resizeRejectsOutOfRangeSizes() throws Exception {
+        StartCollector c = startPty(80, 24, "sleep", "30");
+        int id = c.pid();
+        for (int[] size : new int[][]{{0, 24}, {80, 0}, {65536, 24}, {80, -1}}) {
+            try {
+                d.blocking().resizeTTY(ResizeTTYRequest.newBuilder().setProcessId(id).setCols(size[0]).setRows(size[1]).build());
+                throw new AssertionError("accepted " + size[0] + "x" + size[1]);
+            } catch (StatusRuntimeException e) {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+            }
+        }
+        d.blocking().resizeTTY(ResizeTTYRequest.newBuilder().setProcessId(id).setCols(65535).setRows(1).build());
+        d.blocking().sendSignal(SendSignalRequest.newBuilder().setProcessId(id).setSignal(Signal.SIGNAL_SIGKILL).build());
+        assertThat(c.await().isOk()).isTrue();
+        assertThat(c.exitCode()).isEqualTo(137);
+    }
+
+    @Test
+    void eofSendsControlDSoCatExitsZero() throws Exception {
+        StartCollector c = startPty(80, 24, "cat");
+        int id = c.pid();
+        d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id).setInput(ByteString.copyFromUtf8("hello\n")).build());
+        d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id).setEof(Empty.getDefaultInstance()).build());
+        assertThat(c.await().isOk()).isTrue();
+        assertThat(c.exitCode()).isZero();
+        // echo of the line discipline plus cat's copy
+        assertThat(c.stdout()).isEqualTo("hello\r\nhello\r\n");
+    }
+
+    @Test
+    void sigintReachesTheForegroundProgram() throws Exception {
+        StartCollector c = startPty(80, 24, "sleep", "30");
+        int id = c.pid();
+        d.blocking().sendSignal(SendSignalRequest.newBuilder().setProcessId(id).setSignal(Signal.SIGNAL_SIGINT).build());
+        assertThat(c.await().isOk()).isTrue();
+        assertThat(c.exitCode()).isEqualTo(130);
+    }
+}
