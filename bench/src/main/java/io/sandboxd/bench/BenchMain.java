@@ -168,6 +168,7 @@ public final class BenchMain {
         double[] trivial = new double[runs];
         double[] idleRss = new double[runs];
         double[] idleThreads = new double[runs];
+        double[] idleAnon = new double[runs];
         DaemonUnderTest.trivialJava(java, trivialOpts, 1, 1);
         for (int i = 0; i < runs; i++) {
             trivial[i] = DaemonUnderTest.trivialJava(java, trivialOpts, 0, 1)[0];
@@ -178,6 +179,7 @@ public final class BenchMain {
             ProcStatus st = d.status();
             idleRss[i] = st.rssMiB();
             idleThreads[i] = st.threads();
+            idleAnon[i] = st.anonMiB();
             if (i < runs - 1) {
                 d.close();
             }
@@ -191,6 +193,9 @@ public final class BenchMain {
         Stats rss = Stats.of(idleRss);
         metrics.add(new Metric("rss_idle", "MiB", rss).ratio(rss.p50() / 64.0).atMost(1.0, "<= 64 MiB")
                 .note("VmRSS " + o.settleMs() + " ms after serving"));
+        Stats anon = Stats.of(idleAnon);
+        metrics.add(new Metric("rss_idle_private", "MiB", anon).ratio(anon.p50() / 64.0)
+                .note("RssAnon: the part of rss_idle not backed by shareable files (jar, libjvm, CDS archive)"));
         metrics.add(new Metric("threads_idle", "threads", Stats.of(idleThreads)).ratio(Stats.of(idleThreads).p50() / 32.0)
                 .note("ratio = threads / 32"));
     }

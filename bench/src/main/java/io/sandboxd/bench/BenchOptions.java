@@ -15,7 +15,7 @@ final class BenchOptions {
               --grpc / --rest      benchmark an already running runtime (ours or another vendor's)
               --start-daemon X     start our daemon from the launcher script X (e.g. ./sandboxd) or from a jar
                                    (with --jvm-opts), also measuring startup, RSS and threads
-              --quick              small sizes, few repetitions (the CI guard; < 60 s)
+              --quick              64 MiB instead of 1 GiB, 200 streams, few repetitions (the CI guard; < 60 s idle)
               --json FILE          also write every figure as JSON
               --baseline FILE      compare with a JSON written earlier; exit 1 if a guarded ratio got worse
                                    by more than --max-regression (default 3) or a correctness check failed
@@ -95,7 +95,7 @@ final class BenchOptions {
     }
 
     long bigBytes() {
-        return size != null ? size : quick ? 128L << 20 : 1L << 30;
+        return size != null ? size : quick ? 64L << 20 : 1L << 30;
     }
 
     int executeN() {
@@ -111,7 +111,7 @@ final class BenchOptions {
     }
 
     long windowMs() {
-        return windowMs != null ? windowMs : quick ? 700 : 2000;
+        return windowMs != null ? windowMs : quick ? 500 : 2000;
     }
 
     int bigRuns() {

@@ -5,23 +5,26 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** VmRSS, VmHWM (peak RSS) and thread count of a live process from /proc/&lt;pid&gt;/status. */
-record ProcStatus(long rssKb, long hwmKb, int threads) {
+record ProcStatus(long rssKb, long hwmKb, long anonKb, int threads) {
 
     static ProcStatus read(long pid) {
         try {
             long rss = -1;
             long hwm = -1;
+            long anon = -1;
             int threads = -1;
             for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
                 if (line.startsWith("VmRSS:")) {
                     rss = kb(line);
                 } else if (line.startsWith("VmHWM:")) {
                     hwm = kb(line);
+                } else if (line.startsWith("RssAnon:")) {
+                    anon = kb(line);
                 } else if (line.startsWith("Threads:")) {
                     threads = Integer.parseInt(line.substring(8).trim());
                 }
             }
-            return new ProcStatus(rss, hwm, threads);
+            return new ProcStatus(rss, hwm, anon, threads);
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -29,6 +32,11 @@ record ProcStatus(long rssKb, long hwmKb, int threads) {
 
     double rssMiB() {
         return rssKb / 1024.0;
+    }
+
+    /** The private (anonymous) part of the RSS; the rest is file-backed and shareable between Pods. */
+    double anonMiB() {
+        return anonKb / 1024.0;
     }
 
     double hwmMiB() {
