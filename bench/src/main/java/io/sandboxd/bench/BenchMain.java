@@ -58,7 +58,21 @@ public final class BenchMain {
                 out.println("JSON written to " + o.json);
             }
             if (o.baseline != null) {
-                List<String> problems = report.compare(Report.readCosts(o.baseline), o.maxRegression);
+                Map<String, Double> base = Report.readCosts(o.baseline);
+                List<String> problems = report.compare(base, o.maxRegression);
+                java.util.Set<String> again = report.sectionsToRemeasure(base, o.maxRegression);
+                if (!problems.isEmpty() && !again.isEmpty()) {
+                    // A noisy neighbour can triple one figure once; a real regression reproduces.
+                    out.println("Suspected regression; measuring sections " + again + " once more: " + problems);
+                    BenchOptions o2 = o.only(again);
+                    Report second = new BenchMain(o2).execute(out);
+                    second.print(out);
+                    report = report.bestOf(second);
+                    if (o.json != null) {
+                        report.writeJson(o.json);
+                    }
+                    problems = report.compare(base, o.maxRegression);
+                }
                 if (!problems.isEmpty()) {
                     out.println("REGRESSION GUARD FAILED (max " + o.maxRegression + "x vs " + o.baseline + "):");
                     problems.forEach(p -> out.println("  - " + p));
@@ -137,11 +151,15 @@ public final class BenchMain {
         long t = System.nanoTime();
         out.printf("[bench] %s ...%n", name);
         out.flush();
+        int before = metrics.size();
         try {
             s.run();
         } catch (Exception | AssertionError e) {
             failures.put(name, e.getClass().getSimpleName() + ": " + e.getMessage());
             out.printf("[bench] %s FAILED: %s%n", name, e);
+        }
+        for (int i = before; i < metrics.size(); i++) {
+            metrics.get(i).section = name;
         }
         out.printf("[bench] %s done in %.1f s%n", name, (System.nanoTime() - t) / 1e9);
         out.flush();

@@ -94,6 +94,22 @@ final class BenchOptions {
         return o;
     }
 
+    /** A copy that runs only the given sections and neither writes JSON nor compares. */
+    BenchOptions only(Set<String> sections) {
+        BenchOptions c = new BenchOptions();
+        c.grpc = grpc;
+        c.rest = rest;
+        c.startDaemon = startDaemon;
+        c.jvmOpts = jvmOpts;
+        c.quick = quick;
+        c.token = token;
+        c.size = size;
+        c.streams = streams;
+        c.windowMs = windowMs;
+        c.only = Set.copyOf(sections);
+        return c;
+    }
+
     long bigBytes() {
         return size != null ? size : quick ? 64L << 20 : 1L << 30;
     }

@@ -20,6 +20,8 @@ final class Metric {
     Boolean met;
     boolean guarded = true;
     String note;
+    /** The benchmark section that measured it, so a suspected regression can be re-measured alone. */
+    String section;
 
     Metric(String name, String unit, Stats stats) {
         this.name = name;

@@ -29,6 +29,10 @@ final class Report {
         this.info = info;
     }
 
+    List<Metric> metrics() {
+        return metrics;
+    }
+
     void print(PrintStream out) {
         out.println();
         String fmt = "%-26s %-7s %10s %10s  %-18s %10s %10s %8s  %-22s %s%n";
@@ -159,6 +163,42 @@ final class Report {
             }
         });
         return problems;
+    }
+
+    /** Sections whose guarded metrics regressed beyond {@code max} (section failures are not retried). */
+    java.util.Set<String> sectionsToRemeasure(Map<String, Double> baseline, double max) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        if (!failures.isEmpty()) {
+            return out;
+        }
+        for (Metric m : metrics) {
+            Double base = baseline.get(m.name);
+            Double cost = m.cost();
+            if (base != null && cost != null && m.guarded && cost / base > max && m.section != null
+                    && BenchOptions.SECTIONS.contains(m.section)) {
+                out.add(m.section);
+            }
+        }
+        return out;
+    }
+
+    /** Per metric the better (lower-cost) of two runs; metrics only in this run are kept. */
+    Report bestOf(Report other) {
+        Map<String, Metric> byName = new LinkedHashMap<>();
+        for (Metric m : other.metrics) {
+            byName.put(m.name, m);
+        }
+        List<Metric> merged = new ArrayList<>();
+        for (Metric m : metrics) {
+            Metric o = byName.get(m.name);
+            boolean takeOther = o != null && o.cost() != null && (m.cost() == null || o.cost() < m.cost());
+            merged.add(takeOther ? o : m);
+        }
+        Map<String, String> f = new LinkedHashMap<>(failures);
+        other.failures.forEach((k, v) -> f.put("re-run " + k, v));
+        Map<String, Object> i = new LinkedHashMap<>(info);
+        i.put("re_measured", other.metrics.stream().map(x -> x.name).toList().toString());
+        return new Report(merged, f, i);
     }
 
     private static String num(double v) {

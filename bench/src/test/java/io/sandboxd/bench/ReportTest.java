@@ -47,6 +47,21 @@ class ReportTest {
     }
 
     @Test
+    void aSuspectedRegressionIsRemeasuredAndTheBetterRunCounts(@TempDir Path tmp) throws Exception {
+        Path base = tmp.resolve("base.json");
+        report(2.0, 800, true).writeJson(base);
+        Map<String, Double> costs = Report.readCosts(base);
+        Report first = report(7.0, 800, true);
+        first.metrics().forEach(m -> m.section = m.name.startsWith("execute") ? "execute" : "files");
+        assertThat(first.sectionsToRemeasure(costs, 3.0)).containsExactly("execute");
+
+        Report noisyOnce = first.bestOf(report(2.5, 100, true));
+        assertThat(noisyOnce.compare(costs, 3.0)).isEmpty();
+        Report reproduced = first.bestOf(report(6.5, 800, true));
+        assertThat(reproduced.compare(costs, 3.0)).singleElement().asString().startsWith("execute_true:");
+    }
+
+    @Test
     void statsMedianAndNearestRankP99() {
         double[] v = new double[100];
         for (int i = 0; i < 100; i++) {
