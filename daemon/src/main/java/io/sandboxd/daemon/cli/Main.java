@@ -14,6 +14,11 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        // Jetty/Javalin chatter would drown the one-line-per-request log; warnings still show
+        System.setProperty("org.slf4j.simpleLogger.log.org.eclipse.jetty",
+                System.getProperty("org.slf4j.simpleLogger.log.org.eclipse.jetty", "warn"));
+        System.setProperty("org.slf4j.simpleLogger.log.io.javalin",
+                System.getProperty("org.slf4j.simpleLogger.log.io.javalin", "warn"));
         System.exit(run(args, System.getenv()));
     }
 
@@ -53,6 +58,9 @@ public final class Main {
             daemon.shutdown();
             return 1;
         }
+        System.err.println("sandboxd: listening rest=" + p.config().listenHost() + ":" + daemon.restPort()
+                + " grpc=" + p.config().listenHost() + ":" + daemon.grpcPort() + " root=" + p.config().rootDir()
+                + " auth=" + (p.config().authToken().isPresent() ? "on" : "off"));
         ShutdownSignals.onTermination(daemon::shutdown);
         daemon.awaitTermination();
         return 0;

@@ -40,8 +40,15 @@ public final class GrpcServer {
     public GrpcServer(DaemonServices services) {
         this.services = services;
         DaemonConfig config = services.config();
-        this.core = new ProcessCore(services.root(), System.getenv(), config.maxProcesses(),
+        this.core = new ProcessCore(services.root(), childEnvironment(System.getenv()), config.maxProcesses(),
                 config.streamChunkSize(), services.metrics().registry());
+    }
+
+    /** The daemon's environment minus its own secret: user processes never see the access token. */
+    static java.util.Map<String, String> childEnvironment(java.util.Map<String, String> daemonEnv) {
+        java.util.Map<String, String> env = new java.util.HashMap<>(daemonEnv);
+        env.remove("SANDBOXD_AUTH_TOKEN");
+        return env;
     }
 
     public void start() throws IOException {

@@ -57,7 +57,7 @@ final class ProcessServiceImpl extends ProcessServiceGrpc.ProcessServiceImplBase
         ManagedProcess p;
         try {
             p = core.start(ProcessRequests.of(request));
-        } catch (SandboxException e) {
+        } catch (SandboxException | RuntimeException e) {
             stream.onError(StatusMapper.toStatus(e));
             return;
         }
@@ -76,7 +76,7 @@ final class ProcessServiceImpl extends ProcessServiceGrpc.ProcessServiceImplBase
         Execution execution;
         try {
             execution = core.execute(ProcessRequests.of(request.getConfig(), null), executeOutputLimit);
-        } catch (SandboxException e) {
+        } catch (SandboxException | RuntimeException e) {
             observer.onError(StatusMapper.toStatus(e));
             return;
         }

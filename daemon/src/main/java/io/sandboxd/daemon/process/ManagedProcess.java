@@ -33,7 +33,6 @@ public final class ManagedProcess {
     private final CompletableFuture<Integer> finished = new CompletableFuture<>();
     private final AtomicBoolean pumping = new AtomicBoolean();
     private volatile boolean leaderExited;
-    private volatile boolean lingering;
 
     ManagedProcess(int id, String rpc, Process pipeProcess, PtyTerminal terminal, boolean withStdin, ProcessCore core) {
         this.id = id;
@@ -114,7 +113,6 @@ public final class ManagedProcess {
             core.io().timers.schedule(() -> {
                 for (OutputPump p : all) {
                     if (!p.done.isDone()) {
-                        lingering = true;
                         p.expireGrace();
                     }
                 }
@@ -139,7 +137,7 @@ public final class ManagedProcess {
         try {
             sink.onExit(code);
         } finally {
-            core.released(this, lingering);
+            core.released(this);
             finished.complete(code);
         }
     }
@@ -149,20 +147,35 @@ public final class ManagedProcess {
         if (leaderExited) {
             return;
         }
-        Posix.killGroup(pid, signal);
+        signalGroup(signal);
     }
 
     /** SIGTERM to the group (shutdown), unless everything already ended. */
     void terminate() {
         if (!finished.isDone()) {
-            Posix.killGroup(pid, Posix.SIGTERM);
+            signalGroup(Posix.SIGTERM);
         }
     }
 
     /** SIGKILL to the group: cancel, deadline, shutdown. Covers children still holding output. */
     public void killTree() {
         if (!finished.isDone()) {
-            Posix.killGroup(pid, Posix.SIGKILL);
+            signalGroup(Posix.SIGKILL);
+        }
+    }
+
+    private void signalGroup(int signal) {
+        try {
+            Posix.killGroup(pid, signal);
+        } catch (LinkageError e) {
+            // libc via JNA unavailable (e.g. a noexec temp dir): the JDK can still end the tree it
+            // can see. Only a fallback: it misses children that already left the tree.
+            if (signal == Posix.SIGKILL || signal == Posix.SIGTERM) {
+                ProcessHandle.of(pid).ifPresent(h -> {
+                    h.descendants().forEach(ProcessHandle::destroyForcibly);
+                    h.destroyForcibly();
+                });
+            }
         }
     }
 

@@ -35,7 +35,10 @@ public final class ProcessCore implements AutoCloseable {
     private final AtomicInteger live = new AtomicInteger();
     private final Map<Integer, ManagedProcess> addressable = new ConcurrentHashMap<>();
     private final Set<ManagedProcess> all = ConcurrentHashMap.newKeySet();
-    private final Set<Long> lingeringSessions = ConcurrentHashMap.newKeySet();
+    /** Sessions we created that may still have members (pruned against /proc as it grows). */
+    private final Set<Long> sessions = ConcurrentHashMap.newKeySet();
+    private static final int SESSION_PRUNE_THRESHOLD = 4096;
+    private final java.util.concurrent.atomic.AtomicBoolean pruning = new java.util.concurrent.atomic.AtomicBoolean();
     private final Path setsid;
     private volatile boolean closed;
 
@@ -160,9 +163,18 @@ public final class ProcessCore implements AutoCloseable {
         return p;
     }
 
-    void released(ManagedProcess p, boolean lingering) {
-        if (lingering) {
-            lingeringSessions.add(p.pid());
+    void released(ManagedProcess p) {
+        // Background children may outlive their stream (with or without holding its pipes);
+        // shutdown kills whatever is left of every session we created.
+        sessions.add(p.pid());
+        if (sessions.size() > SESSION_PRUNE_THRESHOLD && pruning.compareAndSet(false, true)) {
+            io.timers.execute(() -> {
+                try {
+                    sessions.retainAll(SessionSweeper.liveSessions(Set.copyOf(sessions)));
+                } finally {
+                    pruning.set(false);
+                }
+            });
         }
         if (p.id() != 0) {
             addressable.remove(p.id(), p);
@@ -193,8 +205,9 @@ public final class ProcessCore implements AutoCloseable {
             p.killTree();
         }
         boolean allDone = awaitAll(rest, deadlineNanos);
-        lingeringSessions.addAll(rest.stream().map(ManagedProcess::pid).toList());
-        SessionSweeper.killSessions(Set.copyOf(lingeringSessions));
+        snapshot.forEach(p -> sessions.add(p.pid()));
+        rest.forEach(p -> sessions.add(p.pid()));
+        SessionSweeper.killSessions(Set.copyOf(sessions));
         return allDone;
     }
 

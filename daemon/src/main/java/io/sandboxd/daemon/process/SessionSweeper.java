@@ -42,6 +42,22 @@ final class SessionSweeper {
         return killed;
     }
 
+    /** @return the subset of {@code sessionIds} that still has at least one process */
+    static Set<Long> liveSessions(Set<Long> sessionIds) {
+        Set<Long> live = new java.util.HashSet<>();
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(Path.of("/proc"), p -> isNumeric(p.getFileName().toString()))) {
+            for (Path p : dir) {
+                long sid = sessionOf(p);
+                if (sessionIds.contains(sid)) {
+                    live.add(sid);
+                }
+            }
+        } catch (IOException e) {
+            return sessionIds; // cannot tell: keep them all
+        }
+        return live;
+    }
+
     /** Parses the session id (field 6) of /proc/PID/stat; the comm field may contain spaces. */
     static long sessionOf(Path procDir) {
         try {

@@ -51,7 +51,7 @@ record ByteRange(long first, long last) {
             }
             long first = Long.parseLong(a);
             long last = b.isEmpty() ? size - 1 : Long.parseLong(b);
-            if (first < 0 || last < first) {
+            if (first < 0 || (!b.isEmpty() && last < first)) {
                 return NONE;
             }
             if (first >= size) {

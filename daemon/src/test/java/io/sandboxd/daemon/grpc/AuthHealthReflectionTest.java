@@ -121,6 +121,12 @@ class AuthHealthReflectionTest {
         assertThat(lines.get(1)).contains("status=INVALID_ARGUMENT");
     }
 
+    @Test
+    void childrenNeverInheritTheAccessToken() {
+        assertThat(GrpcServer.childEnvironment(java.util.Map.of("SANDBOXD_AUTH_TOKEN", "t", "HOME", "/root")))
+                .containsOnlyKeys("HOME");
+    }
+
     static Status.Code code(Runnable r) {
         try {
             r.run();

@@ -139,9 +139,9 @@ class ProcessServiceTest {
 
     @Test
     void aLoneEchoArrivesWhileTheProcessStillRuns() throws Exception {
-        StartCollector c = start(cmd("sh", "-c", "echo first; sleep 5"));
+        StartCollector c = start(cmd("sh", "-c", "echo first; sleep 30"));
         int id = c.pid();
-        long end = System.currentTimeMillis() + 4000;
+        long end = System.currentTimeMillis() + 20_000;
         while (!c.stdout().equals("first\n") && System.currentTimeMillis() < end) {
             Thread.sleep(5);
         }
@@ -267,7 +267,7 @@ class ProcessServiceTest {
     @Test
     void executeDeadlineKillsTheWholeGroup() throws Exception {
         Path pidFile = d.root.resolve("exec-deadline.pid");
-        assertThat(codeOf(() -> d.blocking().withDeadlineAfter(1500, TimeUnit.MILLISECONDS).execute(ExecuteRequest.newBuilder()
+        assertThat(codeOf(() -> d.blocking().withDeadlineAfter(3, TimeUnit.SECONDS).execute(ExecuteRequest.newBuilder()
                 .setConfig(cmd("sh", "-c", "echo $$ > exec-deadline.pid; sleep 300 & sleep 300")).build())))
                 .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
         long sid = Long.parseLong(Files.readString(pidFile).trim());

@@ -60,6 +60,13 @@ class ShutdownTest {
         long leftSid = ProcessServiceTest.awaitFirstLine(left);
         assertThat(left.await().isOk()).isTrue();
         assertThat(ProcFs.liveInSession(leftSid)).isNotEmpty();
+        // ... and one that detached from the output entirely (its stream ended at once).
+        StartCollector detached = new StartCollector();
+        d.async().start(StartRequest.newBuilder().setConfig(cmd("sh", "-c",
+                "echo $$; sleep 300 > /dev/null 2>&1 < /dev/null &")).build(), detached);
+        long detachedSid = ProcessServiceTest.awaitFirstLine(detached);
+        assertThat(detached.await().isOk()).isTrue();
+        assertThat(ProcFs.liveInSession(detachedSid)).isNotEmpty();
         Thread.sleep(300);
 
         long t0 = System.nanoTime();
@@ -89,6 +96,7 @@ class ShutdownTest {
             assertThat(ProcFs.awaitSessionGone(sid, 5_000)).as("session %d", sid).isEmpty();
         }
         assertThat(ProcFs.awaitSessionGone(leftSid, 5_000)).isEmpty();
+        assertThat(ProcFs.awaitSessionGone(detachedSid, 5_000)).isEmpty();
         // Execute children are terminated too: SIGTERM gives a normal response with 128+15.
         assertThat(exec.get()).isEqualTo("exit=143");
         d.channel.shutdownNow();

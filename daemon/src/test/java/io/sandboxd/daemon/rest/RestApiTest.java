@@ -207,6 +207,8 @@ class RestApiTest {
         r = http.send("GET", "/v1/files/f.bin", Map.of("Range", "bytes=10-20"), null);
         assertError(r, 416, "INVALID_ARGUMENT");
         assertThat(r.header("Content-Range")).isEqualTo("bytes */10");
+        assertThat(http.send("GET", "/v1/files/f.bin", Map.of("Range", "bytes=10-"), null).status()).isEqualTo(416);
+        assertThat(http.send("GET", "/v1/files/f.bin", Map.of("Range", "bytes=5-2"), null).status()).isEqualTo(200);
         r = http.send("GET", "/v1/files/f.bin", Map.of("If-None-Match", etag), null);
         assertThat(r.status()).isEqualTo(304);
         assertThat(r.header("ETag")).isEqualTo(etag);
