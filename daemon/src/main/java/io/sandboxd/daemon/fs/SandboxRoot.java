@@ -41,10 +41,16 @@ public final class SandboxRoot implements AutoCloseable {
     private final String rootString;
     private final int rootFd;
 
-    /** @param root real absolute path of an existing directory */
+    /** @param root an existing directory; its real path becomes the root */
     public SandboxRoot(Path root) {
-        this.root = root;
-        this.rootString = root.toString();
+        Path real;
+        try {
+            real = root.toRealPath();
+        } catch (java.io.IOException e) {
+            throw new UncheckedIOException("root dir does not exist or cannot be resolved", e);
+        }
+        this.root = real;
+        this.rootString = real.toString();
         try {
             this.rootFd = Posix.openat(-100 /* AT_FDCWD */, rootString, Posix.O_PATH | Posix.O_DIRECTORY);
         } catch (LastErrorException e) {
@@ -146,7 +152,7 @@ public final class SandboxRoot implements AutoCloseable {
         List<String> names = new ArrayList<>();
         fds.add(rootFd);
         int links = 0;
-        boolean handedOff = false;
+        int created = 0;
         try {
             while (!todo.isEmpty()) {
                 String seg = todo.pollFirst();
@@ -165,7 +171,6 @@ public final class SandboxRoot implements AutoCloseable {
                 int top = fds.get(fds.size() - 1);
                 if (last && mode == Mode.NOFOLLOW_LAST) {
                     Resolved r = handOff(fds, names, seg, true);
-                    handedOff = true;
                     return r;
                 }
                 int fd;
@@ -176,10 +181,12 @@ public final class SandboxRoot implements AutoCloseable {
                     if (errno == Posix.ENOENT) {
                         if (last) {
                             Resolved r = handOff(fds, names, seg, false);
-                            handedOff = true;
                             return r;
                         }
                         if (mode == Mode.CREATE_PARENTS) {
+                            if (++created > 4 * UserPath.MAX_PATH_BYTES) {
+                                throw new Retry();
+                            }
                             mkdir(top, seg);
                             todo.addFirst(seg);
                             continue;
@@ -199,7 +206,6 @@ public final class SandboxRoot implements AutoCloseable {
                         if (target == null) {
                             if (last) {
                                 Resolved r = handOff(fds, names, seg, true);
-                                handedOff = true;
                                 return r;
                             }
                             throw new SandboxException(ErrorKind.NOT_FOUND,
@@ -232,14 +238,10 @@ public final class SandboxRoot implements AutoCloseable {
             int top = fds.remove(fds.size() - 1);
             boolean owns = top != rootFd;
             Resolved r = new Resolved(top, owns, null, names, true);
-            handedOff = true;
             return r;
         } finally {
             for (int i = 1; i < fds.size(); i++) {
                 Posix.closeQuietly(fds.get(i));
-            }
-            if (!handedOff) {
-                fds.clear();
             }
         }
     }

@@ -11,6 +11,12 @@ import java.util.concurrent.CompletableFuture;
  */
 abstract class OutputPump implements Runnable {
     private static final int INITIAL_BUFFER = 4096;
+    /**
+     * What a pump may still deliver once the grace expired: everything the leader wrote is in the
+     * pipe or terminal buffer by then, and a pipe holds at most 1 MiB (fs.pipe-max-size). Beyond
+     * that, the data comes from a background child that keeps writing: it no longer holds the exit.
+     */
+    static final long POST_GRACE_BYTES = 1024 * 1024;
 
     private final OutputKind kind;
     private final OutputSink sink;
@@ -48,11 +54,16 @@ abstract class OutputPump implements Runnable {
     }
 
     @Override
-    public final void run() {
+    public void run() {
+        pumpLoop();
+    }
+
+    final void pumpLoop() {
         int cap = Math.min(INITIAL_BUFFER, chunkSize);
         byte[] buf = new byte[cap];
         int len = 0;
         boolean discard = false;
+        long postGrace = 0;
         try {
             while (!done.isDone()) {
                 if (graceExpired && len == 0 && available() <= 0) {
@@ -68,6 +79,12 @@ abstract class OutputPump implements Runnable {
                     break;
                 }
                 len += n;
+                if (graceExpired) {
+                    postGrace += n;
+                    if (postGrace > POST_GRACE_BYTES + chunkSize) {
+                        break;
+                    }
+                }
                 if (discard) {
                     len = 0;
                     continue;

@@ -12,6 +12,20 @@ final class StreamPump extends OutputPump {
         this.in = in;
     }
 
+    /**
+     * Holds the stream's monitor for the whole pump. The JDK, when the process exits, drains
+     * whatever is available from a {@code Process} pipe into memory under this monitor
+     * ({@code ProcessPipeInputStream.processExited}); with a background child that keeps writing
+     * that drain has no bound. Holding the monitor makes the JDK wait until we are done (and
+     * closed the stream), so all reading stays ours: flow-controlled and bounded.
+     */
+    @Override
+    public void run() {
+        synchronized (in) {
+            pumpLoop();
+        }
+    }
+
     @Override
     int read(byte[] buf, int off, int len) throws IOException {
         return in.read(buf, off, len);

@@ -185,7 +185,13 @@ final class FilesHandler {
                 ? new MultipartFileSource(ctx.req().getInputStream(), boundary)
                 : new RawBodySource(ctx.req().getInputStream());
         store.write(path, source, options);
+        noContent(ctx);
+    }
+
+    /** 204 carries no body, so no Content-Type either (Javalin presets text/plain). */
+    private static void noContent(Context ctx) {
         ctx.status(204);
+        ctx.res().setContentType(null);
     }
 
     static int parseMode(String mode) throws SandboxException {
@@ -242,6 +248,6 @@ final class FilesHandler {
             throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "recursive \"" + rec + "\" must be a boolean");
         }
         store.delete(path, recursive);
-        ctx.status(204);
+        noContent(ctx);
     }
 }

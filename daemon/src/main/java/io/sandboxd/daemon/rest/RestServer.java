@@ -56,12 +56,16 @@ public final class RestServer {
                 // %2F, %2E%2E and // must reach us undecoded and unnormalised: we decode once ourselves
                 hc.setUriCompliance(UriCompliance.UNSAFE);
                 hc.setSendServerVersion(false);
+                // a 4095-byte path fully percent-encoded by an SDK is ~12 KiB of request line
+                hc.setRequestHeaderSize(64 * 1024);
                 hc.setSendXPoweredBy(false);
                 hc.setRelativeRedirectAllowed(true);
             });
             cfg.jetty.modifyServletContextHandler(h -> h.getServletHandler().setDecodeAmbiguousURIs(true));
             cfg.jetty.modifyServer(s -> {
                 s.setErrorHandler(new JsonErrorHandler());
+                // stop() then waits (up to the shutdown deadline) for in-flight requests to finish
+                s.insertHandler(new org.eclipse.jetty.server.handler.GracefulHandler());
                 s.setRequestLog(new RestTelemetry(services.metrics().registry(), services.requestLog()));
             });
 

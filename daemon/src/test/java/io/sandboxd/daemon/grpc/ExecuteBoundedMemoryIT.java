@@ -37,6 +37,26 @@ class ExecuteBoundedMemoryIT {
             assertThat(r.getStdout().substring((int) limit - 3).toStringUtf8()).isEqualTo("END");
             assertThat(trailers.get().get(ProcessServiceImpl.STDOUT_TRUNCATED))
                     .isEqualTo(Long.toString((1L << 30) + 8 - limit));
+            // A background child that keeps writing after the leader exited: the response comes
+            // within the grace and nothing buffers its output (the JDK's own drain included).
+            ExecuteResponse bg = stub.execute(ExecuteRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
+                    .addAllCommand(List.of("sh", "-c", "yes & sleep 0.3; echo leader-done 1>&2"))).build());
+            assertThat(bg.getExitCode()).isZero();
+            assertThat(bg.getStderr().toStringUtf8()).isEqualTo("leader-done\n");
+            assertThat(bg.getStdout().size()).isEqualTo(limit);
+            long t0 = System.nanoTime();
+            java.util.Iterator<io.sandboxd.api.process.v1.StartResponse> it = ProcessServiceGrpc.newBlockingStub(d.channel)
+                    .withDeadlineAfter(120, TimeUnit.SECONDS).start(io.sandboxd.api.process.v1.StartRequest.newBuilder()
+                            .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of("sh", "-c", "yes & sleep 0.3; exit 4"))).build());
+            int exit = -1;
+            while (it.hasNext()) {
+                io.sandboxd.api.process.v1.StartResponse ev = it.next();
+                if (ev.hasExit()) {
+                    exit = ev.getExit().getExitCode();
+                }
+            }
+            assertThat(exit).isEqualTo(4);
+            assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(60_000);
             // Still healthy and serving afterwards.
             assertThat(stub.execute(ExecuteRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
                     .addCommand("true")).build()).getExitCode()).isZero();

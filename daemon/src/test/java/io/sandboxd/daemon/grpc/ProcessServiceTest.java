@@ -342,6 +342,10 @@ class ProcessServiceTest {
         StartCollector c = start(cmd("sh", "-c", "echo $$; sleep 300 & sleep 300"));
         int id = c.pid();
         long sid = awaitFirstLine(c);
+        long end = System.currentTimeMillis() + 20_000;
+        while (ProcFs.liveInSession(sid).size() < 2 && System.currentTimeMillis() < end) {
+            Thread.sleep(10); // the shell forks its sleeps after printing its pid
+        }
         assertThat(ProcFs.liveInSession(sid)).hasSizeGreaterThanOrEqualTo(2);
         signal(id, Signal.SIGNAL_SIGTERM);
         assertThat(c.await().isOk()).isTrue();

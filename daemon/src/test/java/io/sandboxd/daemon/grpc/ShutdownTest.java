@@ -86,7 +86,7 @@ class ShutdownTest {
 
         shutdown.get();
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        assertThat(ms).isLessThan(8_000 + 2_000);
+        assertThat(ms).isLessThan(8_000 + 7_000); // bounded by --shutdown-timeout, plus slack for a loaded CI host
         for (StartCollector c : streams) {
             assertThat(c.await().isOk()).isTrue();
             assertThat(c.exitCode()).isNotZero();

@@ -143,6 +143,19 @@ class RestApiTest {
         assertError(http.delete("/v1/files/file.txt/x"), 404, "NOT_FOUND");
     }
 
+    @Test
+    void longestPathFullyPercentEncodedIsServed() throws Exception {
+        String seg = "%C3%A9".repeat(100); // 200 bytes per name, 600 bytes on the wire
+        StringBuilder t = new StringBuilder("/v1/files/");
+        for (int i = 0; i < 19; i++) {
+            t.append(seg).append("%2F");
+        }
+        t.append("f");
+        assertThat(t.length()).isGreaterThan(8192);
+        assertThat(http.put(t.toString(), b("deep")).status()).isEqualTo(204);
+        assertThat(http.get(t.toString()).text()).isEqualTo("deep");
+    }
+
     // ---- 2.2 errors
 
     @Test
@@ -292,6 +305,7 @@ class RestApiTest {
         TestHttp.Response r = http.send("PUT", "/v1/files/t.txt", Map.of("Content-Type", "text/plain"), b("plain"));
         assertThat(r.status()).isEqualTo(204);
         assertThat(r.body()).isEmpty();
+        assertThat(r.header("Content-Type")).isNull();
         assertThat(Files.readString(root.resolve("t.txt"))).isEqualTo("plain");
         assertThat(http.send("PUT", "/v1/files/none.txt", Map.of(), b("")).status()).isEqualTo(204);
         assertThat(Files.size(root.resolve("none.txt"))).isZero();
