@@ -22,6 +22,7 @@ final class Metric {
     String note;
     /** The benchmark section that measured it, so a suspected regression can be re-measured alone. */
     String section;
+    private boolean bestCaseGuard;
 
     Metric(String name, String unit, Stats stats) {
         this.name = name;
@@ -34,11 +35,13 @@ final class Metric {
         this.baselineName = baselineName;
         this.baseline = baseline;
         this.ratio = stats.p50() / baseline.p50();
+        this.bestCaseGuard = true;
         return this;
     }
 
     Metric ratio(double r) {
         this.ratio = r;
+        this.bestCaseGuard = false;
         return this;
     }
 
@@ -73,11 +76,25 @@ final class Metric {
         return this;
     }
 
-    /** Bigger is worse; null when there is nothing to compare. */
+    /**
+     * What the regression guard compares, bigger is worse; null when there is nothing to compare.
+     * Against a same-run baseline it is the best sample against the baseline's best (fastest
+     * run vs fastest run): a blocking call, an O(n^2) or a lost flow-control path slows every
+     * sample, while a noisy neighbour mostly slows some, so the best case is the most
+     * load-robust figure. The table still reports medians and p99s.
+     */
     Double cost() {
-        if (ratio == null || ratio <= 0 || ratio.isNaN() || ratio.isInfinite()) {
+        double r;
+        if (bestCaseGuard && baseline != null) {
+            r = better == Better.LOWER ? stats.min() / baseline.min() : stats.max() / baseline.max();
+        } else if (ratio != null) {
+            r = ratio;
+        } else {
             return null;
         }
-        return better == Better.LOWER ? ratio : 1.0 / ratio;
+        if (r <= 0 || Double.isNaN(r) || Double.isInfinite(r)) {
+            return null;
+        }
+        return better == Better.LOWER ? r : 1.0 / r;
     }
 }

@@ -158,8 +158,8 @@ final class Report {
             }
             double factor = cost / baseCost;
             if (factor > max) {
-                problems.add(String.format(Locale.ROOT, "%s: ratio %.3f vs baseline cost %.3f -> %.2fx worse (limit %.1fx)",
-                        name, m.ratio, baseCost, factor, max));
+                problems.add(String.format(Locale.ROOT, "%s: guard cost %.3f vs baseline cost %.3f -> %.2fx worse (limit %.1fx)",
+                        name, cost, baseCost, factor, max));
             }
         });
         return problems;
