@@ -134,6 +134,8 @@ public final class ManagedProcess {
             terminal.closeMaster();
         }
         core.metrics().exited(code);
+        // Forget the id before the stream ends, so a client that saw the end gets NOT_FOUND.
+        core.forget(this);
         try {
             sink.onExit(code);
         } finally {

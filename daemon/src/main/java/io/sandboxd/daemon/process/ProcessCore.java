@@ -163,6 +163,12 @@ public final class ProcessCore implements AutoCloseable {
         return p;
     }
 
+    void forget(ManagedProcess p) {
+        if (p.id() != 0) {
+            addressable.remove(p.id(), p);
+        }
+    }
+
     void released(ManagedProcess p) {
         // Background children may outlive their stream (with or without holding its pipes);
         // shutdown kills whatever is left of every session we created.

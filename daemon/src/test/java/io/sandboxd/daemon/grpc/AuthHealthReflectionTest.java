@@ -107,6 +107,11 @@ class AuthHealthReflectionTest {
             d.daemon.services().requestLog().setEnabled(true);
             assertThat(d.blocking().execute(TRUE).getExitCode()).isZero();
             assertThat(code(() -> d.blocking().execute(ExecuteRequest.getDefaultInstance()))).isEqualTo(Status.Code.INVALID_ARGUMENT);
+            // The log line and the timer are recorded right after the call closed: wait for both.
+            long end = System.currentTimeMillis() + 10_000;
+            while (executeLines(buf).size() < 2 && System.currentTimeMillis() < end) {
+                Thread.sleep(10);
+            }
             String scrape = d.daemon.services().metrics().scrape();
             assertThat(scrape).contains("sandboxd_grpc_server_duration_seconds_count{method=\"process.v1.ProcessService/Execute\",status=\"OK\"} 1");
             assertThat(scrape).contains("sandboxd_grpc_server_duration_seconds_count{method=\"process.v1.ProcessService/Execute\",status=\"INVALID_ARGUMENT\"} 1");
@@ -114,11 +119,18 @@ class AuthHealthReflectionTest {
             assertThat(scrape).contains("sandboxd_processes_exited_total{exit_code=\"0\"} 1");
             assertThat(scrape).contains("sandboxd_processes_running 0");
         }
-        List<String> lines = buf.toString(StandardCharsets.UTF_8).lines()
-                .filter(l -> l.contains("process.v1.ProcessService/Execute")).toList();
+        List<String> lines = executeLines(buf);
         assertThat(lines).hasSize(2);
-        assertThat(lines.get(0)).contains("grpc").contains("status=OK").contains("bytes_in=").contains("duration_ms=");
-        assertThat(lines.get(1)).contains("status=INVALID_ARGUMENT");
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains(" grpc unary ").contains("status=OK")
+                .contains("bytes_in=").contains("duration_ms="));
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("status=INVALID_ARGUMENT"));
+    }
+
+    static List<String> executeLines(ByteArrayOutputStream buf) {
+        synchronized (buf) {
+            return buf.toString(StandardCharsets.UTF_8).lines()
+                    .filter(l -> l.contains("process.v1.ProcessService/Execute")).toList();
+        }
     }
 
     @Test

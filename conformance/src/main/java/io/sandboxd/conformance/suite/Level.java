@@ -1,0 +1,14 @@
+package io.sandboxd.conformance.suite;
+
+/**
+ * How binding a check is. {@code CORE} checks come from CONTRACT statements labelled [wire]: a
+ * runtime that fails one is not compatible with the upstream SDKs. {@code RECOMMENDED} checks come
+ * from [ours] statements: better behaviour that sandboxd implements and recommends.
+ */
+public enum Level {
+    CORE, RECOMMENDED;
+
+    public String label() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+}

@@ -1,0 +1,5 @@
+package io.sandboxd.conformance.suite;
+
+public enum Outcome {
+    PASS, FAIL, SKIP
+}

@@ -1,0 +1,32 @@
+package io.sandboxd.conformance;
+
+import io.sandboxd.conformance.checks.Registry;
+import io.sandboxd.conformance.suite.CheckId;
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class CatalogueTest {
+    @Test
+    void everyCheckHasAnImplementationAndAWellFormedId() {
+        assertThat(Registry.all().keySet()).containsExactlyInAnyOrder(CheckId.values());
+        Set<String> ids = new HashSet<>();
+        for (CheckId c : CheckId.values()) {
+            assertThat(c.id()).matches("(PROC|FS|RT|AUTH)(-[A-Z]+)*-\\d{3}");
+            assertThat(ids.add(c.id())).as(c.id()).isTrue();
+            assertThat(c.section()).matches("[123](\\.[1-8])?");
+            assertThat(c.statement()).isNotBlank().endsWith(".");
+        }
+    }
+
+    @Test
+    void theRootWipeRunsLast() {
+        CheckId[] all = CheckId.values();
+        assertThat(all[all.length - 1]).isEqualTo(CheckId.FS_DEL_008);
+        assertThat(Arrays.stream(all).filter(c -> c.id().equals("FS-DEL-008")).count()).isEqualTo(1);
+    }
+}

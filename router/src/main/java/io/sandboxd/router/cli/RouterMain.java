@@ -1,0 +1,212 @@
+package io.sandboxd.router.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.channel.EventLoopGroup;
+import io.sandboxd.router.admin.AdminServer;
+import io.sandboxd.router.authz.AllowAllAuthorizer;
+import io.sandboxd.router.authz.Authorizer;
+import io.sandboxd.router.authz.TokenReviewAuthorizer;
+import io.sandboxd.router.metrics.RouterMetrics;
+import io.sandboxd.router.proxy.RouterConfig;
+import io.sandboxd.router.proxy.RouterServer;
+import io.sandboxd.router.proxy.Transport;
+import io.sandboxd.router.resolve.HostResolver;
+import io.sandboxd.router.resolve.InformerPodCache;
+import io.sandboxd.router.resolve.PodCache;
+import io.sandboxd.router.resolve.TargetResolver;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code java -jar sandboxd-router.jar [flags]}: the data-plane router. Flags > environment > defaults. */
+@Command(
+    name = "sandboxd-router",
+    mixinStandardHelpOptions = true,
+    version = "sandboxd-router 0.1.0",
+    description = "Reverse proxy to sandbox Pods, routed by X-Sandbox-* headers or a path prefix.")
+public final class RouterMain implements Runnable {
+  private static final Logger log = LoggerFactory.getLogger(RouterMain.class);
+
+  @Option(names = "--bind", defaultValue = "0.0.0.0", description = "Listen address (default ${DEFAULT-VALUE}).")
+  String bind;
+
+  @Option(names = "--port", defaultValue = "8080", description = "Proxy port (default ${DEFAULT-VALUE}; 0 = ephemeral).")
+  int port;
+
+  @Option(names = "--admin-port", defaultValue = "8081",
+      description = "Port for /healthz, /readyz and /metrics (default ${DEFAULT-VALUE}; -1 = off).")
+  int adminPort;
+
+  @Option(names = "--path-routing-prefix", defaultValue = "",
+      description = "Route <prefix>/<namespace>/<id>/<port>/<rest> (e.g. /router); empty = off.")
+  String pathRoutingPrefix;
+
+  @Option(names = "--cluster-domain", defaultValue = "${env:CLUSTER_DOMAIN:-cluster.local}",
+      description = "Cluster DNS domain for <id>.<ns>.svc.<domain> (env CLUSTER_DOMAIN; default cluster.local).")
+  String clusterDomain;
+
+  @Option(names = "--proxy-timeout", defaultValue = "${env:PROXY_TIMEOUT_SECONDS:-180}",
+      description = "End-to-end bound for ordinary requests, not upgraded connections (env PROXY_TIMEOUT_SECONDS; default 180s).")
+  String proxyTimeout;
+
+  @Option(names = "--connect-timeout", defaultValue = "30s", description = "Backend connect timeout (default ${DEFAULT-VALUE}).")
+  String connectTimeout;
+
+  @Option(names = "--response-header-timeout", defaultValue = "30s",
+      description = "From request sent to response headers (default ${DEFAULT-VALUE}).")
+  String responseHeaderTimeout;
+
+  @Option(names = "--upstream-max-retries", defaultValue = "3",
+      description = "Retries on connect/DNS errors, 200 ms doubling (default ${DEFAULT-VALUE}).")
+  int maxRetries;
+
+  @Option(names = "--upstream-retry-max-delay", defaultValue = "2s", description = "Cap on one retry delay (default ${DEFAULT-VALUE}).")
+  String retryMaxDelay;
+
+  @Option(names = "--allow-loopback-pod-ip", defaultValue = "false",
+      description = "Accept a loopback X-Sandbox-Pod-IP (tests and local benchmarks only).")
+  boolean allowLoopbackPodIp;
+
+  @Option(names = "--cache-enabled", defaultValue = "true", negatable = true, fallbackValue = "true",
+      description = "Resolve through an informer cache of Ready sandbox Pods (needs list/watch pods; default ${DEFAULT-VALUE}).")
+  boolean cacheEnabled;
+
+  @Option(names = "--cache-namespace", defaultValue = "",
+      description = "Watch only this namespace (default: all namespaces).")
+  String cacheNamespace;
+
+  @Option(names = "--authz-mode", defaultValue = "allow-all",
+      description = "allow-all (default; unsafe for production) or tokenreview.")
+  String authzMode;
+
+  @Option(names = "--authz-tokenreview-audience", description = "Audience(s) for TokenReview (repeatable).")
+  List<String> audiences = new ArrayList<>();
+
+  @Option(names = "--authz-cache-ttl", defaultValue = "30s", description = "TokenReview verdict cache TTL (default ${DEFAULT-VALUE}).")
+  String authzCacheTtl;
+
+  @Option(names = "--authz-tokenreview-timeout", defaultValue = "10s",
+      description = "Bound on one TokenReview call; failures answer 500 (default ${DEFAULT-VALUE}).")
+  String tokenReviewTimeout;
+
+  @Option(names = "--io-threads", defaultValue = "0", description = "Netty event-loop threads (0 = 2 x cores).")
+  int ioThreads;
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new RouterMain()).execute(args));
+  }
+
+  @Override
+  public void run() {
+    try (Running r = start()) {
+      CountDownLatch stop = new CountDownLatch(1);
+      Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "router-shutdown"));
+      stop.await();
+      log.info("shutting down");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Everything that was started, closed in reverse order. */
+  public record Running(
+      RouterServer router, AdminServer admin, InformerPodCache cache, Authorizer authz,
+      KubernetesClient client, EventLoopGroup group, ExecutorService blocking) implements AutoCloseable {
+    @Override
+    public void close() {
+      router.close();
+      if (authz instanceof AutoCloseable c) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          log.debug("closing authorizer: {}", e.toString());
+        }
+      }
+      if (admin != null) {
+        admin.close();
+      }
+      if (cache != null) {
+        cache.close();
+      }
+      if (client != null) {
+        client.close();
+      }
+      group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+      blocking.shutdownNow();
+    }
+  }
+
+  public Running start() throws InterruptedException {
+    RouterConfig cfg =
+        new RouterConfig(
+            bind, port, pathRoutingPrefix, allowLoopbackPodIp, clusterDomain,
+            DurationParser.parse(proxyTimeout), DurationParser.parse(connectTimeout),
+            DurationParser.parse(responseHeaderTimeout), maxRetries, Duration.ofMillis(200),
+            DurationParser.parse(retryMaxDelay), ioThreads);
+    boolean tokenReview;
+    switch (authzMode) {
+      case "allow-all" -> tokenReview = false;
+      case "tokenreview" -> tokenReview = true;
+      default -> throw new CommandLine.ParameterException(
+          new CommandLine(this), "--authz-mode must be allow-all or tokenreview, not " + authzMode);
+    }
+    ExecutorService blocking = blockingPool();
+    KubernetesClient client = cacheEnabled || tokenReview ? new KubernetesClientBuilder().build() : null;
+    InformerPodCache informer = null;
+    PodCache cache = PodCache.DISABLED;
+    if (cacheEnabled) {
+      informer = new InformerPodCache(client, cacheNamespace);
+      informer.start();
+      cache = informer;
+    }
+    Authorizer authz;
+    if (tokenReview) {
+      authz = new TokenReviewAuthorizer(client, audiences, DurationParser.parse(authzCacheTtl), 2048,
+          DurationParser.parse(tokenReviewTimeout), blocking);
+    } else {
+      authz = new AllowAllAuthorizer();
+      log.warn("--authz-mode=allow-all: any caller that reaches this port can reach every sandbox. "
+          + "UNSAFE FOR PRODUCTION; use --authz-mode=tokenreview.");
+    }
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    RouterMetrics metrics = new RouterMetrics(registry, cache);
+    TargetResolver resolver = new TargetResolver(cache, HostResolver.system(), clusterDomain, blocking);
+    EventLoopGroup group = Transport.group(ioThreads, "router-io");
+    PodCache c = cache;
+    RouterServer router = new RouterServer(cfg, resolver, authz, metrics, c::hasSynced, group).start();
+    AdminServer admin = adminPort < 0 ? null : new AdminServer(registry, c::hasSynced, group).start(bind, adminPort);
+    if (admin != null) {
+      log.info("admin (/healthz, /readyz, /metrics) on port {}", admin.port());
+    }
+    return new Running(router, admin, informer, authz, client, group, blocking);
+  }
+
+  /** DNS lookups and TokenReview calls: bounded threads and queue; overflow fails the request, never the loop. */
+  static ExecutorService blockingPool() {
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor p =
+        new ThreadPoolExecutor(
+            32, 32, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4096),
+            r -> {
+              Thread t = new Thread(r, "router-lookup-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    p.allowCoreThreadTimeOut(true);
+    return p;
+  }
+}

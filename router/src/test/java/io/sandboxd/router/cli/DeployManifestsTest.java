@@ -1,0 +1,57 @@
+package io.sandboxd.router.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The manifests in router/deploy parse as Kubernetes objects and only use flags the router has. */
+class DeployManifestsTest {
+  static final Path DEPLOY = Path.of("deploy");
+
+  private static List<HasMetadata> load(String file) throws Exception {
+    try (InputStream in = Files.newInputStream(DEPLOY.resolve(file))) {
+      Object o = Serialization.unmarshal(in);
+      List<HasMetadata> out = new ArrayList<>();
+      if (o instanceof List<?> l) {
+        l.forEach(x -> out.add((HasMetadata) x));
+      } else {
+        out.add((HasMetadata) o);
+      }
+      return out;
+    }
+  }
+
+  @Test
+  void deploymentArgsAreValidRouterFlags() throws Exception {
+    Deployment d = load("router.yaml").stream().filter(Deployment.class::isInstance)
+        .map(Deployment.class::cast).findFirst().orElseThrow();
+    List<String> args = d.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
+    RouterMain main = new RouterMain();
+    new CommandLine(main).parseArgs(args.toArray(String[]::new));
+    assertThat(main.authzMode).isEqualTo("tokenreview");
+    assertThat(main.pathRoutingPrefix).isEqualTo("/router");
+    assertThat(d.getSpec().getTemplate().getSpec().getContainers().get(0).getReadinessProbe()
+        .getHttpGet().getPath()).isEqualTo("/readyz");
+  }
+
+  @Test
+  void rbacGrantsOnlyWhatTheRouterUses() throws Exception {
+    ClusterRole role = load("rbac.yaml").stream().filter(ClusterRole.class::isInstance)
+        .map(ClusterRole.class::cast).findFirst().orElseThrow();
+    assertThat(role.getRules()).hasSize(2);
+    assertThat(role.getRules().get(0).getResources()).containsExactly("pods");
+    assertThat(role.getRules().get(0).getVerbs()).containsExactlyInAnyOrder("get", "list", "watch");
+    assertThat(role.getRules().get(1).getResources()).containsExactly("tokenreviews");
+    assertThat(role.getRules().get(1).getVerbs()).containsExactly("create");
+  }
+}
