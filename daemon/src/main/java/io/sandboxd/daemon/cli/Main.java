@@ -50,6 +50,7 @@ public final class Main {
         if (p.config() == null) {
             return p.exitCode();
         }
+        ShutdownSignals signals = ShutdownSignals.install();
         Daemon daemon = new Daemon(p.config());
         try {
             daemon.start();
@@ -61,7 +62,7 @@ public final class Main {
         System.err.println("sandboxd: listening rest=" + p.config().listenHost() + ":" + daemon.restPort()
                 + " grpc=" + p.config().listenHost() + ":" + daemon.grpcPort() + " root=" + p.config().rootDir()
                 + " auth=" + (p.config().authToken().isPresent() ? "on" : "off"));
-        ShutdownSignals.onTermination(daemon::shutdown);
+        signals.onTermination(daemon::shutdown);
         daemon.awaitTermination();
         return 0;
     }

@@ -166,16 +166,11 @@ public final class ManagedProcess {
         }
     }
 
-    /**
-     * Signals the process group. Right after spawn the child may not have called setsid() yet,
-     * so no group with its pid exists (ESRCH) and the signal would be lost (found by the soak: a
-     * SendSignal or cancel right after init left the process running). Until setsid() the child
-     * has no children of its own, so signalling the leader alone reaches the whole tree; it is
-     * not reaped yet (leaderExited is false), so its pid cannot have been reused.
-     */
     private void signalGroup(int signal) {
         try {
             if (!Posix.killGroup(pid, signal) && Posix.errno() == Posix.ESRCH && !leaderExited) {
+                // Right after spawn the child may not have called setsid() yet, so its group does
+                // not exist. It cannot have forked before that either: the leader alone is the tree.
                 Posix.killPid(pid, signal);
             }
         } catch (LinkageError e) {

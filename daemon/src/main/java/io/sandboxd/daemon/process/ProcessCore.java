@@ -140,7 +140,8 @@ public final class ProcessCore implements AutoCloseable {
                 throw new SandboxException(ErrorKind.INTERNAL,
                         "failed to start command: setsid (util-linux) is not installed");
             }
-            List<String> cmd = new ArrayList<>(plan.argv().size() + 1);
+            List<String> cmd = new ArrayList<>(plan.argv().size() + 3);
+            cmd.addAll(SignalInheritance.resetPrefix());
             cmd.add(setsid.toString());
             cmd.add(plan.executable().toString());
             cmd.addAll(plan.argv().subList(1, plan.argv().size()));

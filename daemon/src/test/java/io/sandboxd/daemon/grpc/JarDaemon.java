@@ -28,6 +28,12 @@ final class JarDaemon implements AutoCloseable {
     }
 
     static JarDaemon start(Path root, List<String> jvmArgs, String... daemonArgs) throws Exception {
+        return start(root, List.of(), jvmArgs, daemonArgs);
+    }
+
+    /** @param wrapper argv that execs the java command appended to it (same pid), e.g. to set dispositions */
+    static JarDaemon start(Path root, List<String> wrapper, List<String> jvmArgs, String... daemonArgs)
+            throws Exception {
         Path jar = Path.of(System.getProperty("sandboxd.jar", "target/sandboxd.jar"));
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("missing " + jar + " (run mvn package)");
@@ -37,7 +43,7 @@ final class JarDaemon implements AutoCloseable {
         while (rest == grpc) {
             rest = freePort();
         }
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(wrapper);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmArgs);
         cmd.addAll(List.of("-jar", jar.toString(), "--listen-host", "127.0.0.1",

@@ -42,4 +42,14 @@ final class ProcFs {
         }
         return left;
     }
+
+    /** The SigIgn mask of a process (bit N-1 set = signal N ignored). */
+    static long sigIgnMask(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+            if (line.startsWith("SigIgn:")) {
+                return Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16);
+            }
+        }
+        throw new IOException("no SigIgn line for " + pid);
+    }
 }

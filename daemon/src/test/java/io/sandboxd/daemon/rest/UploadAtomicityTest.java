@@ -41,8 +41,17 @@ class UploadAtomicityTest {
     }
 
     private List<String> allNames() throws Exception {
-        try (Stream<Path> s = Files.walk(f.root)) {
-            return s.filter(p -> !p.equals(f.root)).map(p -> f.root.relativize(p).toString()).sorted().toList();
+        // The daemon removes an aborted upload's temp file concurrently: a walk that loses that
+        // race is simply retried.
+        for (int attempt = 0; ; attempt++) {
+            try (Stream<Path> s = Files.walk(f.root)) {
+                return s.filter(p -> !p.equals(f.root)).map(p -> f.root.relativize(p).toString()).sorted().toList();
+            } catch (java.io.UncheckedIOException e) {
+                if (!(e.getCause() instanceof java.nio.file.NoSuchFileException) || attempt >= 20) {
+                    throw e;
+                }
+                Thread.sleep(10);
+            }
         }
     }
 

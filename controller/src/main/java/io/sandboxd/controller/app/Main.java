@@ -1,0 +1,86 @@
+package io.sandboxd.controller.app;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** `java -jar sandboxd-controller.jar`: in-cluster or kubeconfig credentials (fabric8 auto-config). */
+@Command(name = "sandboxd-controller", mixinStandardHelpOptions = true,
+    description = "Controller for agents.x-k8s.io Sandbox and the extensions.agents.x-k8s.io resources.")
+public final class Main implements java.util.concurrent.Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+
+  @Option(names = "--cluster-domain", defaultValue = "${env:CLUSTER_DOMAIN:-cluster.local}",
+      description = "Cluster DNS domain for status.serviceFQDN (default ${DEFAULT-VALUE}).")
+  String clusterDomain;
+
+  @Option(names = "--extensions", defaultValue = "true", negatable = true, fallbackValue = "true",
+      description = "Run the SandboxTemplate, SandboxWarmPool and SandboxClaim controllers (default ${DEFAULT-VALUE}).")
+  boolean extensions;
+
+  @Option(names = "--leader-elect", defaultValue = "true", negatable = true, fallbackValue = "true",
+      description = "Use a Lease so only one replica reconciles (default ${DEFAULT-VALUE}).")
+  boolean leaderElect;
+
+  @Option(names = "--leader-election-namespace", defaultValue = "${env:POD_NAMESPACE:-agent-sandbox-system}",
+      description = "Namespace of the leader-election Lease (default ${DEFAULT-VALUE}).")
+  String leaseNamespace;
+
+  @Option(names = "--leader-election-id", defaultValue = "sandboxd-controller.agents.x-k8s.io",
+      description = "Name of the leader-election Lease (default ${DEFAULT-VALUE}).")
+  String leaseName;
+
+  @Option(names = "--metrics-bind-address", defaultValue = "0.0.0.0:8080",
+      description = "host:port for /metrics, /healthz and /readyz (default ${DEFAULT-VALUE}).")
+  String metricsAddress;
+
+  @Option(names = "--workers", defaultValue = "50", description = "Concurrent reconciles (default ${DEFAULT-VALUE}).")
+  int workers;
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Main()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    KubernetesClient client = new KubernetesClientBuilder().withConfig(Controllers.tuned(Config.autoConfigure(null))).build();
+    LeaderElectionConfiguration le = leaderElect ? new LeaderElectionConfiguration(leaseName, leaseNamespace) : null;
+    Operator op = Controllers.build(client,
+        new ControllerOptions(clusterDomain, extensions, workers, Clock.systemUTC()), registry, le);
+    int colon = metricsAddress.lastIndexOf(':');
+    HttpEndpoints http = new HttpEndpoints(metricsAddress.substring(0, colon),
+        Integer.parseInt(metricsAddress.substring(colon + 1)), registry, () -> op.getRuntimeInfo().allEventSourcesAreHealthy());
+    CountDownLatch done = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      LOG.atInfo().log("shutting down");
+      op.stop();
+      http.close();
+      client.close();
+      done.countDown();
+    }, "shutdown"));
+    op.start();
+    LOG.atInfo().addKeyValue("master", client.getMasterUrl()).addKeyValue("extensions", extensions)
+        .addKeyValue("leaderElection", leaderElect).addKeyValue("metricsPort", http.port()).log("controller started");
+    done.await();
+    return 0;
+  }
+}

@@ -1,0 +1,89 @@
+package io.sandboxd.controller.core;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * RFC 6902 JSON Patch bodies. The controllers use JSON Patch rather than merge patch because
+ * its semantics are exact everywhere (fabric8's CRUD mock server appends arrays and keeps
+ * null-valued keys on merge patches, which a real API server does not).
+ */
+public final class JsonPatch {
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private final List<Map<String, Object>> ops = new ArrayList<>();
+
+  public static String escape(String key) {
+    return key.replace("~", "~0").replace("/", "~1");
+  }
+
+  public JsonPatch add(String path, Object value) {
+    Map<String, Object> op = new LinkedHashMap<>();
+    op.put("op", "add");
+    op.put("path", path);
+    op.put("value", value);
+    ops.add(op);
+    return this;
+  }
+
+  public JsonPatch remove(String path) {
+    Map<String, Object> op = new LinkedHashMap<>();
+    op.put("op", "remove");
+    op.put("path", path);
+    ops.add(op);
+    return this;
+  }
+
+  /** Fails the whole patch unless the value at path equals value (an optimistic lock). */
+  public JsonPatch test(String path, Object value) {
+    Map<String, Object> op = new LinkedHashMap<>();
+    op.put("op", "test");
+    op.put("path", path);
+    op.put("value", value);
+    ops.add(op);
+    return this;
+  }
+
+  /** Ops that turn the string map at {@code path} from {@code current} into {@code desired}. */
+  public JsonPatch map(String path, Map<String, String> current, Map<String, String> desired) {
+    Map<String, String> want = desired == null ? Map.of() : desired;
+    if (current == null) {
+      if (!want.isEmpty()) add(path, new LinkedHashMap<>(want));
+      return this;
+    }
+    for (String k : current.keySet()) if (!want.containsKey(k)) remove(path + "/" + escape(k));
+    want.forEach((k, v) -> {
+      if (!Objects.equals(v, current.get(k))) add(path + "/" + escape(k), v);
+    });
+    return this;
+  }
+
+  /** Sets (or with null removes) one key of the string map at {@code path}. */
+  public JsonPatch mapEntry(String path, Map<String, String> current, String key, String value) {
+    if (value == null) {
+      if (current != null && current.containsKey(key)) remove(path + "/" + escape(key));
+    } else if (current == null) {
+      Map<String, String> m = new LinkedHashMap<>();
+      m.put(key, value);
+      add(path, m);
+    } else if (!value.equals(current.get(key))) {
+      add(path + "/" + escape(key), value);
+    }
+    return this;
+  }
+
+  public boolean isEmpty() {
+    return ops.isEmpty();
+  }
+
+  public List<Map<String, Object>> ops() {
+    return ops;
+  }
+
+  public String json() {
+    return JSON.writeValueAsString(ops);
+  }
+}

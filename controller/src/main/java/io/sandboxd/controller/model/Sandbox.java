@@ -1,0 +1,30 @@
+package io.sandboxd.controller.model;
+
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/** agents.x-k8s.io/v1beta1 Sandbox: one Pod, an optional headless Service and PVCs. */
+@Group(Sandbox.GROUP)
+@Version(Sandbox.VERSION)
+@Kind("Sandbox")
+@Plural("sandboxes")
+public class Sandbox extends CustomResource<SandboxSpec, SandboxStatus> implements Namespaced {
+  public static final String GROUP = "agents.x-k8s.io";
+  public static final String VERSION = "v1beta1";
+  public static final String API_VERSION = GROUP + "/" + VERSION;
+  public static final String KIND = "Sandbox";
+
+  @Override
+  protected SandboxSpec initSpec() {
+    return new SandboxSpec();
+  }
+
+  @Override
+  protected SandboxStatus initStatus() {
+    return null;
+  }
+}

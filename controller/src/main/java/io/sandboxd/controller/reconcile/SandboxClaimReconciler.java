@@ -1,0 +1,384 @@
+package io.sandboxd.controller.reconcile;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.sandboxd.controller.core.Blueprints;
+import io.sandboxd.controller.core.ClaimConditions;
+import io.sandboxd.controller.core.ClaimSandboxes;
+import io.sandboxd.controller.core.ClaimSandboxes.ClaimError;
+import io.sandboxd.controller.core.Conditions;
+import io.sandboxd.controller.core.Expiry;
+import io.sandboxd.controller.core.JsonPatch;
+import io.sandboxd.controller.core.Keys;
+import io.sandboxd.controller.core.NameHash;
+import io.sandboxd.controller.core.Ownership;
+import io.sandboxd.controller.core.PoolSandboxes;
+import io.sandboxd.controller.core.SandboxConditions;
+import io.sandboxd.controller.model.Conds;
+import io.sandboxd.controller.model.Sandbox;
+import io.sandboxd.controller.model.SandboxClaim;
+import io.sandboxd.controller.model.SandboxTemplate;
+import io.sandboxd.controller.model.SandboxWarmPool;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Binds a SandboxClaim to a Sandbox (reference §5): a Ready warm-pool member is adopted by moving
+ * its controller ownerReference to the claim (no Pod is created); otherwise a cold Sandbox is
+ * built from the pool's template.
+ */
+public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
+  private static final Logger LOG = LoggerFactory.getLogger(SandboxClaimReconciler.class);
+  static final String POOL_INDEX = "warm-pool-sandbox";
+  static final String POOL_REF_INDEX = "claim-pool";
+  static final Duration RESERVATION_TTL = Duration.ofSeconds(30);
+  static final int MAX_ADOPTION_TRIES = 3;
+
+  private final Clock clock;
+  private final Timer warmBind;
+  private final Timer coldBind;
+  private InformerEventSource<Sandbox, SandboxClaim> sandboxes;
+  private InformerEventSource<SandboxWarmPool, SandboxClaim> pools;
+  private InformerEventSource<SandboxTemplate, SandboxClaim> templates;
+  /** Warm members being adopted by a claim in this process: avoids optimistic-lock pile-ups. */
+  private final Map<String, Instant> reservations = new ConcurrentHashMap<>();
+  private final Map<String, Instant> firstSeen = new ConcurrentHashMap<>();
+
+  public SandboxClaimReconciler(Clock clock, MeterRegistry registry) {
+    this.clock = clock;
+    this.warmBind = Timer.builder("sandboxd_claim_bind_seconds").tag("launch_type", "warm")
+        .description("claim creation to Sandbox assigned").publishPercentiles(0.5, 0.99).register(registry);
+    this.coldBind = Timer.builder("sandboxd_claim_bind_seconds").tag("launch_type", "cold")
+        .description("claim creation to Sandbox assigned").publishPercentiles(0.5, 0.99).register(registry);
+  }
+
+  @Override
+  public List<EventSource<?, SandboxClaim>> prepareEventSources(EventSourceContext<SandboxClaim> ctx) {
+    ctx.getPrimaryCache().addIndexer(POOL_REF_INDEX, c -> List.of(c.getMetadata().getNamespace() + "/"
+        + (c.getSpec().getWarmPoolRef() == null ? "" : c.getSpec().getWarmPoolRef().getName())));
+    var primary = ctx.getPrimaryCache();
+    sandboxes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Sandbox.class, SandboxClaim.class)
+        .withName("claim-sandboxes")
+        .withSecondaryToPrimaryMapper(new OwnerOrSameNameMapper<>(Keys.EXT_GROUP, SandboxClaim.KIND, false))
+        .build(), ctx);
+    sandboxes.addIndexers(Map.of(POOL_INDEX, sb -> {
+      Map<String, String> l = sb.getMetadata().getLabels();
+      String v = l == null ? null : l.get(Keys.WARM_POOL_SANDBOX);
+      return v == null ? List.of() : List.of(sb.getMetadata().getNamespace() + "/" + v);
+    }));
+    pools = new InformerEventSource<>(InformerEventSourceConfiguration.from(SandboxWarmPool.class, SandboxClaim.class)
+        .withName("claim-pools")
+        .withSecondaryToPrimaryMapper(p -> unboundClaims(primary.byIndex(POOL_REF_INDEX,
+            p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())))
+        .build(), ctx);
+    templates = new InformerEventSource<>(InformerEventSourceConfiguration.from(SandboxTemplate.class, SandboxClaim.class)
+        .withName("claim-templates")
+        .withSecondaryToPrimaryMapper(t -> {
+          Set<ResourceID> ids = new HashSet<>();
+          pools.list(t.getMetadata().getNamespace(), p -> p.getSpec().getSandboxTemplateRef() != null
+                  && t.getMetadata().getName().equals(p.getSpec().getSandboxTemplateRef().getName()))
+              .forEach(p -> ids.addAll(unboundClaims(primary.byIndex(POOL_REF_INDEX,
+                  p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))));
+          return ids;
+        })
+        .build(), ctx);
+    return List.of(sandboxes, pools, templates);
+  }
+
+  private static Set<ResourceID> unboundClaims(List<SandboxClaim> claims) {
+    return claims.stream().filter(c -> c.getStatus() == null || c.getStatus().getSandbox() == null)
+        .map(ResourceID::fromResource).collect(Collectors.toSet());
+  }
+
+  @Override
+  public UpdateControl<SandboxClaim> reconcile(SandboxClaim claim, Context<SandboxClaim> ctx) {
+    if (claim.getMetadata().getDeletionTimestamp() != null) return UpdateControl.noUpdate();
+    KubernetesClient client = ctx.getClient();
+    Instant now = clock.instant();
+    if (claim.getStatus() == null || claim.getStatus().getSandbox() == null) firstSeen.putIfAbsent(claim.getMetadata().getUid(), now);
+    Long gen = claim.getMetadata().getGeneration();
+    SandboxClaim.Status st = new SandboxClaim.Status(claim.getStatus());
+    Instant expireAt = expireAt(claim, st);
+
+    if (expireAt != null && !now.isBefore(expireAt)) return expire(claim, st, client, now);
+
+    Sandbox sb = null;
+    String reason = null;
+    String message = null;
+    boolean retry = false;
+    Duration requeue = null;
+    try {
+      sb = getOrCreate(claim, ctx, client, st);
+    } catch (ClaimError e) {
+      reason = e.reason;
+      message = "ReconcilerError".equals(e.reason) ? "Error seen: " + e.getMessage() : e.getMessage();
+      retry = e.retry;
+      switch (e.reason) {
+        case "WarmPoolNotFound", "TemplateNotFound" -> requeue = Duration.ofMinutes(1);
+        case "SandboxCreatePending" -> requeue = Duration.ofMillis(200);
+        default -> { }
+      }
+    } catch (KubernetesClientException e) {
+      reason = "ReconcilerError";
+      message = "Error seen: " + Kube.message(e);
+      retry = true;
+    }
+    if (sb != null) {
+      st.setSandbox(new SandboxClaim.SandboxRef(sb.getMetadata().getName(),
+          sb.getStatus() == null || sb.getStatus().getPodIPs() == null ? null : new ArrayList<>(sb.getStatus().getPodIPs())));
+    } else if (reason == null) {
+      st.setSandbox(null);
+    }
+    ClaimConditions.apply(st.getConditions(), sb, reason, message, false, gen, now);
+    writeStatus(client, claim, st);
+    if (retry) throw new ReconcileException(message);
+    UpdateControl<SandboxClaim> out = UpdateControl.noUpdate();
+    if (expireAt != null) {
+      Duration left = Duration.between(clock.instant(), expireAt);
+      requeue = requeue == null || left.compareTo(requeue) < 0 ? left : requeue;
+    }
+    if (requeue != null) out.rescheduleAfter(requeue.isNegative() ? Duration.ofMillis(1) : requeue);
+    return out;
+  }
+
+  // ---- binding -----------------------------------------------------------------------------
+
+  private Sandbox cached(String ns, String name) {
+    return sandboxes.get(new ResourceID(name, ns)).orElse(null);
+  }
+
+  private Sandbox getOrCreate(SandboxClaim claim, Context<SandboxClaim> ctx, KubernetesClient client, SandboxClaim.Status st) {
+    String ns = claim.getMetadata().getNamespace();
+    if (st.getSandbox() != null && st.getSandbox().getName() != null) {
+      Sandbox sb = cached(ns, st.getSandbox().getName());
+      if (sb != null && Ownership.controlledBy(sb, claim)) return sb;
+    }
+    // Bound earlier but the status write was lost: the Sandbox we control says so.
+    for (Sandbox sb : ctx.getSecondaryResources(Sandbox.class)) {
+      if (Ownership.controlledBy(sb, claim) && sb.getMetadata().getDeletionTimestamp() == null) return sb;
+    }
+    String assigned = annotation(claim, Keys.SANDBOX_NAME);
+    SandboxWarmPool pool = null;
+    SandboxTemplate tpl = null;
+    if (assigned != null) {
+      Sandbox sb = client.resources(Sandbox.class).inNamespace(ns).withName(assigned).get();
+      if (sb != null && Ownership.controlledBy(sb, claim)) return sb;
+      pool = pool(claim);
+      tpl = template(pool);
+      if (sb != null && adoptable(sb, pool, tpl)) {
+        Sandbox done = completeAdoption(client, claim, sb, tpl);
+        if (done != null) return done;
+      }
+      setClaimAnnotation(client, claim, Keys.SANDBOX_NAME, null);
+    }
+    Sandbox same = cached(ns, claim.getMetadata().getName());
+    if (same == null) same = client.resources(Sandbox.class).inNamespace(ns).withName(claim.getMetadata().getName()).get();
+    if (same != null) {
+      if (Ownership.controlledBy(same, claim)) return same;
+      throw new ClaimError("ReconcilerError", "sandbox \"" + same.getMetadata().getName() + "\" is not controlled by claim \""
+          + claim.getMetadata().getName() + "\". Please use a different claim name or delete the sandbox manually", true);
+    }
+    if (pool == null) pool = pool(claim);
+    if (tpl == null) tpl = template(pool);
+    String invalid = ClaimSandboxes.validateMetadata(claim);
+    if (invalid != null) throw new ClaimError("InvalidMetadata", invalid, false);
+
+    if (!ClaimSandboxes.forcesCold(claim)) {
+      Sandbox warm = tryAdopt(client, claim, pool, tpl);
+      if (warm != null) return warm;
+    }
+    Sandbox want = ClaimSandboxes.cold(claim, tpl);
+    try {
+      Sandbox created = client.resource(want).create();
+      sandboxes.handleRecentResourceCreate(ResourceID.fromResource(created), created);
+      recordBind(claim, coldBind);
+      LOG.atInfo().addKeyValue("claim", ns + "/" + claim.getMetadata().getName()).addKeyValue("launchType", "cold")
+          .log("SandboxProvisioned: created Sandbox");
+      return created;
+    } catch (KubernetesClientException e) {
+      if (Kube.conflict(e)) {
+        throw new ClaimError("SandboxCreatePending", "Sandbox already created; waiting for cache to converge", false);
+      }
+      throw e;
+    }
+  }
+
+  private SandboxWarmPool pool(SandboxClaim claim) {
+    String name = claim.getSpec().getWarmPoolRef() == null ? null : claim.getSpec().getWarmPoolRef().getName();
+    SandboxWarmPool p = name == null ? null : pools.get(new ResourceID(name, claim.getMetadata().getNamespace())).orElse(null);
+    if (p == null) throw new ClaimError("WarmPoolNotFound", "SandboxWarmPool \"" + name + "\" not found", false);
+    return p;
+  }
+
+  private SandboxTemplate template(SandboxWarmPool pool) {
+    String name = pool.getSpec().getSandboxTemplateRef() == null ? null : pool.getSpec().getSandboxTemplateRef().getName();
+    SandboxTemplate t = name == null ? null : templates.get(new ResourceID(name, pool.getMetadata().getNamespace())).orElse(null);
+    if (t == null) throw new ClaimError("TemplateNotFound", "SandboxTemplate \"" + name + "\" not found", false);
+    return t;
+  }
+
+  /** A pool member a claim may take: pool-controlled, labelled, not deleting, fresh under Recreate. */
+  private static boolean adoptable(Sandbox sb, SandboxWarmPool pool, SandboxTemplate tpl) {
+    var l = sb.getMetadata().getLabels();
+    return sb.getMetadata().getDeletionTimestamp() == null && l != null
+        && NameHash.of(pool.getMetadata().getName()).equals(l.get(Keys.WARM_POOL_SANDBOX)) && l.containsKey(Keys.TEMPLATE_REF_HASH)
+        && Ownership.controlledBy(sb, pool) && !(pool.getSpec().recreate() && Blueprints.stale(sb, tpl));
+  }
+
+  private Sandbox tryAdopt(KubernetesClient client, SandboxClaim claim, SandboxWarmPool pool, SandboxTemplate tpl) {
+    Instant now = clock.instant();
+    reservations.values().removeIf(t -> t.plus(RESERVATION_TTL).isBefore(now));
+    String ns = claim.getMetadata().getNamespace();
+    List<Sandbox> candidates = new ArrayList<>(sandboxes.byIndex(POOL_INDEX, ns + "/" + NameHash.of(pool.getMetadata().getName())));
+    candidates.removeIf(sb -> !adoptable(sb, pool, tpl) || !PoolSandboxes.ready(sb));
+    candidates.sort(PoolSandboxes.oldestFirst());
+    int tries = 0;
+    for (Sandbox c : candidates) {
+      if (tries >= MAX_ADOPTION_TRIES) break;
+      String key = ns + "/" + c.getMetadata().getName();
+      if (reservations.putIfAbsent(key, now) != null) continue;
+      tries++;
+      // One optimistic-locked patch binds the member (ownerReference + claim-uid label), so there
+      // is no half-adopted state to recover and no separate claim annotation write.
+      Sandbox done = completeAdoption(client, claim, c, tpl);
+      if (done != null) return done;
+    }
+    return null;
+  }
+
+  /** One JSON patch guarded by the member's resourceVersion: exactly one claim can win it. */
+  private Sandbox completeAdoption(KubernetesClient client, SandboxClaim claim, Sandbox member, SandboxTemplate tpl) {
+    Sandbox want = ClaimSandboxes.adopted(member, claim, tpl);
+    JsonPatch p = new JsonPatch()
+        .test("/metadata/resourceVersion", member.getMetadata().getResourceVersion())
+        .add("/metadata/labels", want.getMetadata().getLabels())
+        .add("/metadata/annotations", want.getMetadata().getAnnotations())
+        .add("/metadata/ownerReferences", want.getMetadata().getOwnerReferences())
+        .add("/spec/podTemplate/metadata", want.getSpec().getPodTemplate().getMetadata());
+    try {
+      Sandbox done = client.resources(Sandbox.class).inNamespace(member.getMetadata().getNamespace())
+          .withName(member.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON), p.json());
+      sandboxes.handleRecentResourceUpdate(ResourceID.fromResource(done), done, member);
+      recordBind(claim, warmBind);
+      LOG.atInfo().addKeyValue("claim", claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName())
+          .addKeyValue("sandbox", member.getMetadata().getName()).addKeyValue("launchType", "warm")
+          .log("SandboxAdopted: adopted warm pool Sandbox");
+      return done;
+    } catch (KubernetesClientException e) {
+      // 409/422: another writer changed it first (the resourceVersion test failed); 404: gone.
+      LOG.atDebug().addKeyValue("sandbox", member.getMetadata().getName()).log("adoption lost: {}", Kube.message(e));
+      return null;
+    }
+  }
+
+  /** First-observed to bound (creationTimestamp has only second resolution). */
+  private void recordBind(SandboxClaim claim, Timer timer) {
+    Instant seen = firstSeen.remove(claim.getMetadata().getUid());
+    if (seen != null) timer.record(Duration.between(seen, clock.instant()).abs());
+  }
+
+  // ---- expiry (§5.7) -----------------------------------------------------------------------
+
+  static Instant expireAt(SandboxClaim claim, SandboxClaim.Status st) {
+    var lc = claim.getSpec().getLifecycle();
+    if (lc == null) return null;
+    Instant at = Expiry.parse(lc.getShutdownTime());
+    if (lc.getTtlSecondsAfterFinished() != null) {
+      Condition f = Conds.find(st.getConditions(), SandboxConditions.FINISHED);
+      if (f != null && "True".equals(f.getStatus()) && f.getLastTransitionTime() != null) {
+        Instant ttl = Expiry.parse(f.getLastTransitionTime()).plusSeconds(lc.getTtlSecondsAfterFinished());
+        at = at == null || ttl.isBefore(at) ? ttl : at;
+      }
+    }
+    return at;
+  }
+
+  private UpdateControl<SandboxClaim> expire(SandboxClaim claim, SandboxClaim.Status st, KubernetesClient client, Instant now) {
+    Long gen = claim.getMetadata().getGeneration();
+    String ns = claim.getMetadata().getNamespace();
+    Condition ready = Conds.find(st.getConditions(), SandboxConditions.READY);
+    if (ready == null || !"ClaimExpired".equals(ready.getReason())) {
+      Conditions.set(st.getConditions(), Conditions.of(SandboxConditions.READY, Conditions.FALSE, "ClaimExpired",
+          "Claim expired. Sandbox cleanup initiated.", gen), now);
+      writeStatus(client, claim, st);
+      LOG.atInfo().addKeyValue("claim", ns + "/" + claim.getMetadata().getName()).log("ClaimExpired");
+      return UpdateControl.<SandboxClaim>noUpdate().rescheduleAfter(Duration.ofMillis(1));
+    }
+    String policy = claim.getSpec().getLifecycle().getShutdownPolicy();
+    var res = client.resources(SandboxClaim.class).inNamespace(ns).withName(claim.getMetadata().getName());
+    if ("Delete".equals(policy)) {
+      res.delete();
+      return UpdateControl.noUpdate();
+    }
+    if ("DeleteForeground".equals(policy)) {
+      res.withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
+      return UpdateControl.noUpdate();
+    }
+    String name = st.getSandbox() != null && st.getSandbox().getName() != null ? st.getSandbox().getName() : claim.getMetadata().getName();
+    Sandbox sb = client.resources(Sandbox.class).inNamespace(ns).withName(name).get();
+    if (sb != null && Ownership.controlledBy(sb, claim)) {
+      client.resources(Sandbox.class).inNamespace(ns).withName(name).delete();
+      sb = null;
+    }
+    if (sb == null) st.setSandbox(null);
+    writeStatus(client, claim, st);
+    return UpdateControl.noUpdate();
+  }
+
+  // ---- writes ------------------------------------------------------------------------------
+
+  private static void writeStatus(KubernetesClient client, SandboxClaim claim, SandboxClaim.Status st) {
+    SandboxClaim.Status old = claim.getStatus() == null ? new SandboxClaim.Status() : claim.getStatus();
+    if (st.equals(old)) return;
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("conditions", st.getConditions());
+    if (st.getSandbox() != null) s.put("sandbox", st.getSandbox());
+    try {
+      client.resources(SandboxClaim.class).inNamespace(claim.getMetadata().getNamespace()).withName(claim.getMetadata().getName())
+          .status().patch(PatchContext.of(PatchType.JSON), new JsonPatch().add("/status", s).json());
+    } catch (KubernetesClientException e) {
+      if (!Kube.notFound(e)) throw e;
+    }
+  }
+
+  private static void setClaimAnnotation(KubernetesClient client, SandboxClaim claim, String key, String value) {
+    JsonPatch p = new JsonPatch().mapEntry("/metadata/annotations", claim.getMetadata().getAnnotations(), key, value);
+    if (p.isEmpty()) return;
+    client.resources(SandboxClaim.class).inNamespace(claim.getMetadata().getNamespace()).withName(claim.getMetadata().getName())
+        .patch(PatchContext.of(PatchType.JSON), p.json());
+    Map<String, String> local = claim.getMetadata().getAnnotations() == null ? new LinkedHashMap<>()
+        : new LinkedHashMap<>(claim.getMetadata().getAnnotations());
+    if (value == null) local.remove(key);
+    else local.put(key, value);
+    claim.getMetadata().setAnnotations(local);
+  }
+
+  private static String annotation(SandboxClaim c, String key) {
+    return c.getMetadata().getAnnotations() == null ? null : c.getMetadata().getAnnotations().get(key);
+  }
+}

@@ -1,0 +1,85 @@
+package io.sandboxd.controller.reconcile;
+
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.sandboxd.controller.core.DesiredNetworkPolicy;
+import io.sandboxd.controller.core.JsonPatch;
+import io.sandboxd.controller.core.Keys;
+import io.sandboxd.controller.core.NameHash;
+import io.sandboxd.controller.core.Ownership;
+import io.sandboxd.controller.model.SandboxTemplate;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Labels a template with its ref hash and manages its NetworkPolicy (reference §3). */
+public class SandboxTemplateReconciler implements Reconciler<SandboxTemplate> {
+  private static final Logger LOG = LoggerFactory.getLogger(SandboxTemplateReconciler.class);
+
+  @Override
+  public List<EventSource<?, SandboxTemplate>> prepareEventSources(EventSourceContext<SandboxTemplate> ctx) {
+    return List.of(new InformerEventSource<>(InformerEventSourceConfiguration.from(NetworkPolicy.class, SandboxTemplate.class)
+        .withName("template-networkpolicies")
+        .withSecondaryToPrimaryMapper(new OwnerOrSameNameMapper<>(Keys.EXT_GROUP, SandboxTemplate.KIND, false))
+        .build(), ctx));
+  }
+
+  @Override
+  public UpdateControl<SandboxTemplate> reconcile(SandboxTemplate t, Context<SandboxTemplate> ctx) {
+    if (t.getMetadata().getDeletionTimestamp() != null) return UpdateControl.noUpdate();
+    KubernetesClient client = ctx.getClient();
+    String ns = t.getMetadata().getNamespace();
+    String hash = NameHash.of(t.getMetadata().getName());
+    JsonPatch label = new JsonPatch().mapEntry("/metadata/labels", t.getMetadata().getLabels(), Keys.TEMPLATE_REF_HASH, hash);
+    if (!label.isEmpty()) {
+      client.resources(SandboxTemplate.class).inNamespace(ns).withName(t.getMetadata().getName())
+          .patch(PatchContext.of(PatchType.JSON), label.json());
+    }
+
+    String npName = DesiredNetworkPolicy.name(t.getMetadata().getName());
+    var res = client.network().v1().networkPolicies().inNamespace(ns).withName(npName);
+    NetworkPolicy have = res.get();
+    OwnerReference ctl = have == null ? null : Ownership.controllerOf(have);
+    boolean owned = ctl != null && ctl.getUid().equals(t.getMetadata().getUid());
+    if (t.getSpec().unmanaged()) {
+      if (owned) {
+        res.delete();
+        LOG.atInfo().addKeyValue("template", ns + "/" + t.getMetadata().getName()).log("Unmanaged: deleted our NetworkPolicy");
+      }
+      return UpdateControl.noUpdate();
+    }
+    NetworkPolicy want = DesiredNetworkPolicy.build(t);
+    if (have == null) {
+      try {
+        client.network().v1().networkPolicies().inNamespace(ns).resource(want).create();
+        LOG.atInfo().addKeyValue("template", ns + "/" + t.getMetadata().getName()).addKeyValue("networkPolicy", npName)
+            .log("created NetworkPolicy");
+      } catch (KubernetesClientException e) {
+        if (!Kube.conflict(e)) throw e;
+        throw new ReconcileException("NetworkPolicy \"" + npName + "\" appeared concurrently; retrying");
+      }
+      return UpdateControl.noUpdate();
+    }
+    if (!owned) {
+      throw new ReconcileException("refusing to update NetworkPolicy \"" + npName + "\": it is not controlled by SandboxTemplate \""
+          + t.getMetadata().getName() + "\"");
+    }
+    if (!want.getSpec().equals(have.getSpec())) {
+      have.setSpec(want.getSpec());
+      client.network().v1().networkPolicies().inNamespace(ns).resource(have).update();
+      LOG.atInfo().addKeyValue("networkPolicy", ns + "/" + npName).log("repaired NetworkPolicy drift");
+    }
+    return UpdateControl.noUpdate();
+  }
+}

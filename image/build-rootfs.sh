@@ -1,0 +1,159 @@
+#!/bin/sh
+# Builds the sandboxd image's root filesystem, step by step. It runs *inside* the filesystem it
+# builds: image/Dockerfile runs it in `RUN` steps on debian:bookworm-slim, and image/smoke.sh runs
+# it in a chroot of a debootstrapped bookworm. Both run the same steps from the same package list
+# (rootfs.env), so what CI proves is what the Dockerfile builds.
+#
+#   build-rootfs.sh packages        install SANDBOXD_PACKAGES (apt; needs the network)
+#   build-rootfs.sh install DIR     user 1000, /workspace, jars and launchers from DIR
+#   build-rootfs.sh archive         AppCDS archive from a training run of the installed daemon
+#   build-rootfs.sh grpc PORT METHOD ARG...
+#                                   unary call /process.v1.ProcessService/METHOD (Execute) with
+#                                   config.command = ARG... over h2c with curl (no grpcurl here)
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/rootfs.env"
+
+log() { echo "build-rootfs: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+step_packages() {
+    # Same trimming as debian:*-slim: no docs, man pages or translations from what we add.
+    cat > /etc/dpkg/dpkg.cfg.d/sandboxd-slim <<'EOF'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-include /usr/share/locale/locale.alias
+path-exclude /usr/share/lintian/*
+EOF
+    # openjdk's postinst registers man pages through update-alternatives, which fails when the
+    # man directory was trimmed away.
+    mkdir -p /usr/share/man/man1
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086  # word splitting of the lists is intended
+    apt-get install -y -qq --no-install-recommends $SANDBOXD_PACKAGES >/dev/null
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $SANDBOXD_JDK_PACKAGES >/dev/null
+    rm -rf "$SANDBOXD_JRE"
+    mkdir -p "$(dirname "$SANDBOXD_JRE")"
+    # No --compress: an uncompressed lib/modules loads the classes the CDS archives miss faster.
+    # Not --strip-debug: Debian's jlink would run objcopy on the (already stripped) native libraries.
+    jlink --add-modules "$SANDBOXD_JAVA_MODULES" --strip-java-debug-attributes --no-man-pages --no-header-files \
+        --generate-cds-archive --output "$SANDBOXD_JRE"
+    # The compressed-oops-off CDS archive only serves heaps above 32 GiB.
+    rm -f "$SANDBOXD_JRE/lib/server/classes_nocoops.jsa"
+    # shellcheck disable=SC2086
+    apt-get purge -y -qq --auto-remove $SANDBOXD_JDK_PACKAGES >/dev/null
+    apt-get clean
+    rm -rf /var/lib/apt/lists/* /var/log/apt/* /var/log/dpkg.log /var/cache/debconf/*-old
+    # Fail here, not at run time, if a package did not bring what the image relies on.
+    "$SANDBOXD_JRE/bin/java" -Xshare:on -version 2>/dev/null || die "the jlink'ed runtime does not start"
+    if ls /usr/lib/jvm/*/bin/javac >/dev/null 2>&1; then die "the JDK was not purged"; fi
+    for bin in /usr/bin/tini /usr/bin/setsid /usr/bin/curl /bin/bash /usr/bin/ps; do
+        [ -x "$bin" ] || die "$bin missing after installing packages"
+    done
+}
+
+step_install() {
+    src=${1:?usage: build-rootfs.sh install DIR (holding sandboxd.jar, sandboxd-conformance.jar)}
+    for f in sandboxd.jar sandboxd-conformance.jar; do
+        [ -f "$src/$f" ] || die "$src/$f not found"
+    done
+    if ! getent group "$SANDBOXD_GID" >/dev/null; then
+        groupadd --gid "$SANDBOXD_GID" "$SANDBOXD_USER"
+    fi
+    if ! getent passwd "$SANDBOXD_UID" >/dev/null; then
+        useradd --uid "$SANDBOXD_UID" --gid "$SANDBOXD_GID" --home-dir "$SANDBOXD_HOME" \
+            --create-home --shell /bin/bash "$SANDBOXD_USER"
+    fi
+    install -d -m 0755 -o "$SANDBOXD_UID" -g "$SANDBOXD_GID" "$SANDBOXD_WORKSPACE"
+    install -d -m 0755 "$SANDBOXD_PREFIX"
+    install -m 0644 "$src/sandboxd.jar" "$src/sandboxd-conformance.jar" "$SANDBOXD_PREFIX/"
+    install -m 0755 "$here/sandboxd" /usr/local/bin/sandboxd
+    grep -q "^java=$SANDBOXD_JRE/bin/java\$" /usr/local/bin/sandboxd || die "launcher sandboxd does not use $SANDBOXD_JRE"
+    install -m 0755 "$here/sandboxd-conformance" /usr/local/bin/sandboxd-conformance
+}
+
+wait_health() { # PORT SECONDS PID
+    i=0
+    while [ "$i" -lt $(($2 * 10)) ]; do
+        kill -0 "$3" 2>/dev/null || return 1
+        if curl -fsS -o /dev/null "http://127.0.0.1:$1/v1/health" 2>/dev/null; then return 0; fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+step_archive() {
+    # The archive is tied to the exact jar and JVM build, so it is made here, from the final jar,
+    # by the launcher the image runs (same JVM flags), while the daemon starts and serves a few
+    # calls of each kind; the JVM writes it when the daemon exits on SIGTERM.
+    jsa="$SANDBOXD_PREFIX/sandboxd.jsa"
+    rm -f "$jsa"
+    train=$(mktemp -d)
+    rest=18080 grpc=19090
+    SANDBOXD_JAVA_OPTS="-XX:ArchiveClassesAtExit=$jsa -Xlog:cds=off -Xlog:cds+dynamic=off" \
+        /usr/local/bin/sandboxd --root-dir "$train/root" --listen-host 127.0.0.1 \
+        --rest-port "$rest" --grpc-port "$grpc" >"$train/daemon.log" 2>&1 &
+    pid=$!
+    if ! wait_health "$rest" 120 "$pid"; then
+        kill -9 "$pid" 2>/dev/null || true
+        cat "$train/daemon.log" >&2
+        die "training daemon did not answer /v1/health"
+    fi
+    for _ in 1 2 3; do
+        echo "training" | curl -fsS -o /dev/null -X PUT --data-binary @- "http://127.0.0.1:$rest/v1/files/t%2Fa.txt" || true
+        curl -fsS -o /dev/null "http://127.0.0.1:$rest/v1/files/t%2Fa.txt" || true
+        curl -fsS -o /dev/null -I "http://127.0.0.1:$rest/v1/files/t%2Fa.txt" || true
+        curl -fsS -o /dev/null "http://127.0.0.1:$rest/v1/files/t" || true
+        curl -fsS -o /dev/null "http://127.0.0.1:$rest/v1/files/missing" 2>/dev/null || true
+        curl -fsS -o /dev/null "http://127.0.0.1:$rest/v1/metadata" || true
+        curl -fsS -o /dev/null -X DELETE "http://127.0.0.1:$rest/v1/files/t%2Fa.txt" || true
+        step_grpc "$grpc" Execute sh -c 'echo out; echo err >&2' >/dev/null 2>&1 || true
+    done
+    kill -TERM "$pid"
+    wait "$pid" || true
+    rm -rf "$train"
+    [ -s "$jsa" ] || die "no CDS archive was written"
+    chmod 0644 "$jsa"
+    # -Xshare:on makes the JVM fail instead of silently running without the archive.
+    if ! SANDBOXD_JAVA_OPTS="-Xshare:on" /usr/local/bin/sandboxd --version >/dev/null; then
+        die "the CDS archive does not map with the image's JVM and jar"
+    fi
+    log "CDS archive $jsa: $(du -k "$jsa" | cut -f1) KiB"
+}
+
+# Protobuf encoding of ExecuteRequest{config: ProcessConfig{command: ARGS}} as one gRPC frame.
+# Every length must fit in one varint byte (< 128): enough for training and smoke calls.
+octal() { printf '\\%03o' "$1"; }
+step_grpc() {
+    port=$1 method=$2
+    shift 2
+    cfg="" cfglen=0
+    for a in "$@"; do
+        n=$(printf %s "$a" | wc -c)
+        [ "$n" -lt 128 ] || die "grpc: argument longer than 127 bytes"
+        cfg="$cfg$(octal 10)$(octal "$n")$(printf %s "$a" | sed 's/\\/\\\\/g; s/%/%%/g')"
+        cfglen=$((cfglen + 2 + n))
+    done
+    [ "$cfglen" -lt 126 ] || die "grpc: command longer than 125 bytes"
+    msglen=$((cfglen + 2))
+    # shellcheck disable=SC2059  # the format string is the encoded message
+    printf "$(octal 0)$(octal 0)$(octal 0)$(octal 0)$(octal "$msglen")$(octal 10)$(octal "$cfglen")$cfg" |
+        curl -fsS --http2-prior-knowledge -X POST --data-binary @- \
+            -H 'content-type: application/grpc' -H 'te: trailers' \
+            "http://127.0.0.1:$port/process.v1.ProcessService/$method"
+}
+
+case "${1:-}" in
+    packages) step_packages ;;
+    install) shift; step_install "$@" ;;
+    archive) step_archive ;;
+    grpc) shift; step_grpc "$@" ;;
+    *) die "usage: build-rootfs.sh packages | install DIR | archive | grpc PORT METHOD ARG..." ;;
+esac
