@@ -43,6 +43,7 @@ final class PtyTerminal {
                     .map(e -> e.getKey() + "=" + e.getValue()).toArray(String[]::new);
             UnixPtyProcess p = new UnixPtyProcess(cmd.toArray(String[]::new), env,
                     plan.workingDirectory().toString(), pty, null, false);
+            ExecBarrier.awaitExec(p.pid());
             return new PtyTerminal(pty, p, slave);
         } catch (IOException | RuntimeException | Error e) {
             if (slave >= 0) {
