@@ -125,6 +125,19 @@ public final class ProcessCore implements AutoCloseable {
         live.decrementAndGet();
     }
 
+    /**
+     * Out of file descriptors is a resource limit the client can wait out, not a daemon fault;
+     * anything else stays INTERNAL. The JDK's message is not passed on: it names host paths.
+     */
+    static SandboxException startFailure(String prefix, Throwable e) {
+        String m = String.valueOf(e.getMessage());
+        if (m.contains("error=24") || m.contains("Too many open files") || m.contains("errno 24")) {
+            return new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, prefix
+                    + ": the daemon is out of file descriptors (ulimit -n); retry when other processes have ended");
+        }
+        return new SandboxException(ErrorKind.INTERNAL, prefix);
+    }
+
     private ManagedProcess spawn(int id, String rpc, LaunchPlan plan, boolean withStdin) throws SandboxException {
         ManagedProcess p;
         if (plan.mode() == SpawnMode.PTY) {
@@ -132,7 +145,7 @@ public final class ProcessCore implements AutoCloseable {
             try {
                 t = PtyTerminal.spawn(plan);
             } catch (IOException | LinkageError e) {
-                throw new SandboxException(ErrorKind.INTERNAL, "failed to start command with PTY");
+                throw startFailure("failed to start command with PTY", e);
             }
             p = new ManagedProcess(id, rpc, null, t, withStdin, this);
         } else {
@@ -155,7 +168,7 @@ public final class ProcessCore implements AutoCloseable {
             try {
                 p = new ManagedProcess(id, rpc, pb.start(), null, withStdin, this);
             } catch (IOException e) {
-                throw new SandboxException(ErrorKind.INTERNAL, "failed to start command");
+                throw startFailure("failed to start command", e);
             }
         }
         all.add(p);
