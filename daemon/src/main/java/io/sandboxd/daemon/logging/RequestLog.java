@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.logging;
 
+import io.sandboxd.daemon.json.JsonText;
+
 import java.io.PrintStream;
 import java.time.Instant;
 
@@ -43,11 +45,11 @@ public final class RequestLog {
         if (format == LogFormat.JSON) {
             sb.append("{\"ts\":\"").append(ts).append("\",\"transport\":\"").append(transport)
               .append("\",\"method\":");
-            appendJsonString(sb, method);
+            JsonText.appendString(sb, method);
             sb.append(",\"target\":");
-            appendJsonString(sb, target);
+            JsonText.appendString(sb, target);
             sb.append(",\"status\":");
-            appendJsonString(sb, status);
+            JsonText.appendString(sb, status);
             sb.append(",\"duration_ms\":").append(String.format("%.3f", ms))
               .append(",\"bytes_in\":").append(bytesIn)
               .append(",\"bytes_out\":").append(bytesOut).append('}');
@@ -63,28 +65,6 @@ public final class RequestLog {
               .append(" bytes_out=").append(bytesOut);
         }
         out.println(sb);
-    }
-
-    static void appendJsonString(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20 || c == 0x7f || c == '\u2028' || c == '\u2029') {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
     }
 
     static void appendEscaped(StringBuilder sb, String s) {

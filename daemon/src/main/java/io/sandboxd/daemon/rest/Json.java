@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.rest;
 
+import io.sandboxd.daemon.json.JsonText;
+
 import java.nio.charset.StandardCharsets;
 
 /** A minimal JSON writer for our few fixed response shapes (no reflection, no dependency). */
@@ -12,30 +14,7 @@ final class Json {
     }
 
     Json str(String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                case '<' -> sb.append("\\u003c");
-                case '>' -> sb.append("\\u003e");
-                case '&' -> sb.append("\\u0026");
-                default -> {
-                    if (c < 0x20 || c == '\u2028' || c == '\u2029' || Character.isSurrogate(c)
-                            && !(Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1)))
-                            && !(Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(s.charAt(i - 1)))) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
+        JsonText.appendString(sb, s);
         return this;
     }
 
