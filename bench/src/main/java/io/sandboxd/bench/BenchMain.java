@@ -33,6 +33,15 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("router")) {
+            try {
+                System.exit(RouterScenario.run(java.util.Arrays.copyOfRange(args, 1, args.length), System.err));
+            } catch (Exception e) {
+                System.err.println("sandboxd-bench router: " + e);
+                System.exit(1);
+            }
+            return;
+        }
         BenchOptions o;
         try {
             o = BenchOptions.parse(args);

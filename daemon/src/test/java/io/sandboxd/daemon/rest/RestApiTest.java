@@ -492,7 +492,13 @@ class RestApiTest {
     void metricsCountRequestsByRouteAndStatus() throws Exception {
         http.get("/v1/files/missing");
         http.put("/v1/files/m", b("12345"));
+        // A request is recorded once its response completed, which the client may see first.
+        String expected = "sandboxd_http_server_request_body_bytes_sum{method=\"PUT\",route=\"/v1/files/{path}\"} 5.0";
         TestHttp.Response r = http.get("/metrics");
+        for (int i = 0; i < 100 && !r.text().contains(expected); i++) {
+            Thread.sleep(50);
+            r = http.get("/metrics");
+        }
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.header("Content-Type")).startsWith("text/plain");
         assertThat(r.text())
