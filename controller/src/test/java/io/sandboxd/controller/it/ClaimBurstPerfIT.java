@@ -2,13 +2,10 @@ package io.sandboxd.controller.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sandboxd.controller.model.SandboxClaim;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -17,21 +14,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * against a Ready pool of 300. Run with -Dsandboxd.perf=true.
  */
 @EnabledIfSystemProperty(named = "sandboxd.perf", matches = "true")
-class ClaimBurstPerfIT {
-  static KubernetesClient client;
-  static ControllerHarness h;
-
-  @BeforeAll
-  static void start() {
-    h = new ControllerHarness();
-    client = h.client;
-  }
-
-  @AfterAll
-  static void stop() {
-    h.close();
-  }
-
+class ClaimBurstPerfIT extends HarnessTestBase {
   @Test
   void burstOf300WarmClaims() throws Exception {
     String ns = ControllerHarness.namespace("burst");

@@ -30,26 +30,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** SandboxTemplate, SandboxWarmPool and SandboxClaim on the CRUD mock server (reference §3–5). */
-class ExtensionsIT {
-  static KubernetesClient client;
-  static ControllerHarness h;
-
-  @BeforeAll
-  static void start() {
-    h = new ControllerHarness();
-    client = h.client;
-  }
-
-  @AfterAll
-  static void stop() {
-    h.close();
-  }
-
+class ExtensionsIT extends HarnessTestBase {
   static SandboxTemplate template(String ns, String name) {
     SandboxTemplate t = new SandboxTemplate();
     t.getMetadata().setName(name);

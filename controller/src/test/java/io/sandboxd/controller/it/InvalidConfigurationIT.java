@@ -2,28 +2,11 @@ package io.sandboxd.controller.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sandboxd.controller.model.Sandbox;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Its own class (own controller) so the reconcile counter sees only this Sandbox. */
-class InvalidConfigurationIT {
-  static KubernetesClient client;
-  static ControllerHarness h;
-
-  @BeforeAll
-  static void start() {
-    h = new ControllerHarness();
-    client = h.client;
-  }
-
-  @AfterAll
-  static void stop() {
-    h.close();
-  }
-
+class InvalidConfigurationIT extends HarnessTestBase {
   @Test
   void serviceNameTooLongIsInvalidConfigurationNotRequeuedAndASpecEditReconcilesAgain() throws Exception {
     String ns = ControllerHarness.namespace("invalid");

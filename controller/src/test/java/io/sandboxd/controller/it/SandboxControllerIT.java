@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sandboxd.controller.core.Keys;
 import io.sandboxd.controller.core.NameHash;
 import io.sandboxd.controller.core.Ownership;
@@ -20,26 +19,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The Sandbox controller end to end on fabric8's CRUD mock API server (reference §2, §7). */
-class SandboxControllerIT {
-  static KubernetesClient client;
-  static ControllerHarness h;
-
-  @BeforeAll
-  static void start() {
-    h = new ControllerHarness();
-    client = h.client;
-  }
-
-  @AfterAll
-  static void stop() {
-    h.close();
-  }
-
+class SandboxControllerIT extends HarnessTestBase {
   private Pod pod(String ns, String name) {
     return client.pods().inNamespace(ns).withName(name).get();
   }

@@ -2,7 +2,6 @@ package io.sandboxd.controller.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.sandboxd.controller.core.SandboxConditions;
 import io.sandboxd.controller.model.Conds;
 import io.sandboxd.controller.model.Sandbox;
@@ -11,26 +10,10 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** 200 Sandboxes created at once all reach Ready once the fake kubelet marks their Pods Ready. */
-class SandboxScaleIT {
-  static KubernetesClient client;
-  static ControllerHarness h;
-
-  @BeforeAll
-  static void start() {
-    h = new ControllerHarness();
-    client = h.client;
-  }
-
-  @AfterAll
-  static void stop() {
-    h.close();
-  }
-
+class SandboxScaleIT extends HarnessTestBase {
   @Test
   void twoHundredSandboxesAtOnceAllBecomeReady() throws Exception {
     String ns = ControllerHarness.namespace("scale");
