@@ -82,12 +82,58 @@ final class PtyTerminal {
         }
     }
 
+    /** Called once the leader was reaped. */
     void closeMaster() {
         closeSlave();
+        awaitPty4jBreakRead();
         try {
             pty.close();
         } catch (IOException ignored) {
             // already closed
+        }
+    }
+
+    /**
+     * pty4j's reaper thread, right after it wakes {@code waitFor()}, writes one NUL byte into the
+     * Pty's internal wake pipe ({@code breakRead}) without holding any lock. Closing the Pty before
+     * that write closes the pipe, and the late write then lands on whatever file reused that fd
+     * number, e.g. the stdout pipe of a process being spawned that moment (seen as a stray leading
+     * NUL in another Execute's stdout under mixed load). So wait, bounded, until the byte is in the
+     * pipe: pty4j's own read path (which would consume it) is never used here.
+     */
+    private void awaitPty4jBreakRead() {
+        int[] pipe = pty4jWakePipe(pty);
+        if (pipe == null || pipe[0] < 0) {
+            return;
+        }
+        int[] fds = {pipe[0], Posix.POLLIN};
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (System.nanoTime() - end < 0) {
+            fds[1] = Posix.POLLIN;
+            int r = Posix.c().poll(fds, 1, 100);
+            if (r > 0 || (r < 0 && Posix.errno() != Posix.EINTR)) {
+                return;
+            }
+        }
+    }
+
+    private static final java.lang.reflect.Field WAKE_PIPE = wakePipeField();
+
+    private static java.lang.reflect.Field wakePipeField() {
+        try {
+            java.lang.reflect.Field f = Pty.class.getDeclaredField("myPipe");
+            f.setAccessible(true);
+            return f;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null; // another pty4j layout: closing promptly is all we can do
+        }
+    }
+
+    private static int[] pty4jWakePipe(Pty pty) {
+        try {
+            return WAKE_PIPE == null ? null : (int[]) WAKE_PIPE.get(pty);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
         }
     }
 
