@@ -1,7 +1,6 @@
 package io.sandboxd.daemon.grpc;
 
 import io.grpc.Status;
-import io.sandboxd.api.process.v1.PTY;
 import io.sandboxd.api.process.v1.ProcessConfig;
 import io.sandboxd.api.process.v1.ProcessServiceGrpc;
 import io.sandboxd.api.process.v1.SendSignalRequest;
@@ -62,16 +61,13 @@ class SignalDeliveryIT {
         List<String> wrapper = List.of("/bin/sh", "-c", "trap '' INT; exec \"$@\"", "sh");
         try (JarDaemon d = JarDaemon.start(root.toRealPath(), wrapper, List.of("-Xmx64m"))) {
             assertThat(ProcFs.sigIgnMask(d.process.pid()) & 2L).as("daemon starts with SIGINT ignored").isEqualTo(2L);
-            StartRequest pty = sleep().toBuilder().setPty(PTY.newBuilder().setCols(80).setRows(24)).build();
-            for (StartRequest req : List.of(sleep(), pty)) {
-                StartCollector c = new StartCollector();
-                ProcessServiceGrpc.newStub(d.channel).start(req, c);
-                ProcessServiceGrpc.newBlockingStub(d.channel).withDeadlineAfter(10, TimeUnit.SECONDS)
-                        .sendSignal(SendSignalRequest.newBuilder().setProcessId(c.pid())
-                                .setSignal(Signal.SIGNAL_SIGINT).build());
-                assertThat(c.status.get(15, TimeUnit.SECONDS).getCode()).as("pty=" + req.hasPty()).isEqualTo(Status.Code.OK);
-                assertThat(c.exitCode()).as("pty=" + req.hasPty()).isEqualTo(128 + 2);
-            }
+            StartCollector c = new StartCollector();
+            ProcessServiceGrpc.newStub(d.channel).start(sleep(), c);
+            ProcessServiceGrpc.newBlockingStub(d.channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+                    .sendSignal(SendSignalRequest.newBuilder().setProcessId(c.pid())
+                            .setSignal(Signal.SIGNAL_SIGINT).build());
+            assertThat(c.status.get(15, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
+            assertThat(c.exitCode()).isEqualTo(128 + 2);
         }
     }
 }
