@@ -5,6 +5,8 @@ import io.sandboxd.daemon.rest.RestServer;
 
 import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,19 +22,80 @@ public final class Daemon {
     private volatile RestServer rest;
 
     public Daemon(DaemonConfig config) {
+        this(config, new io.sandboxd.daemon.metrics.Metrics());
+    }
+
+    Daemon(DaemonConfig config, io.sandboxd.daemon.metrics.Metrics metrics) {
         this.config = config;
-        this.services = DaemonServices.create(config);
+        this.services = DaemonServices.create(config, metrics);
     }
 
     public DaemonServices services() {
         return services;
     }
 
+    /**
+     * Starts both listeners at once, REST on a second thread: Netty's and Jetty's start-ups share
+     * nothing, and on 2 cores this halves the time to both ports serving. Returns when both
+     * listen; if either fails, throws after the other finished starting, so that
+     * {@link #shutdown()} then closes whatever did start.
+     */
     public void start() throws IOException {
-        grpc = new GrpcServer(services);
-        grpc.start();
-        rest = new RestServer(services);
-        rest.start();
+        RestServer restServer = new RestServer(services);
+        FutureTask<Void> restStart = new FutureTask<>(() -> {
+            restServer.start();
+            Main.threadCpu();
+            return null;
+        });
+        Thread restThread = new Thread(restStart, "sandboxd-rest-start");
+        restThread.start();
+        rest = restServer;
+        Throwable failure = null;
+        try {
+            GrpcServer g = new GrpcServer(services);
+            grpc = g;
+            Main.mark("grpc-constructed");
+            g.start();
+            Main.mark("grpc");
+        } catch (Throwable e) {
+            failure = e;
+        }
+        try {
+            awaitUninterruptibly(restStart);
+        } catch (ExecutionException e) {
+            if (failure == null) {
+                failure = e.getCause();
+            } else {
+                failure.addSuppressed(e.getCause());
+            }
+        }
+        if (failure instanceof IOException io) {
+            throw io;
+        } else if (failure instanceof RuntimeException re) {
+            throw re;
+        } else if (failure instanceof Error err) {
+            throw err;
+        } else if (failure != null) {
+            throw new IOException(failure.getMessage(), failure);
+        }
+    }
+
+    private static void awaitUninterruptibly(FutureTask<Void> task) throws ExecutionException {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    task.get();
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     public int grpcPort() {

@@ -16,7 +16,12 @@ public record DaemonServices(
         SandboxRoot root) {
 
     public static DaemonServices create(DaemonConfig config) {
-        return new DaemonServices(config, new DaemonState(), new Metrics(), AccessToken.from(config.authToken()),
+        return create(config, new Metrics());
+    }
+
+    /** @param metrics a registry built ahead (see {@link StartupPreloader}) */
+    public static DaemonServices create(DaemonConfig config, Metrics metrics) {
+        return new DaemonServices(config, new DaemonState(), metrics, AccessToken.from(config.authToken()),
                 RequestLog.stderr(config.logFormat()), new SandboxRoot(config.rootDir()));
     }
 }
