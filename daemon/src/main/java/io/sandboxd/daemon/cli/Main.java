@@ -57,40 +57,17 @@ public final class Main {
         }
     }
 
-    static final long T0 = System.nanoTime();
-    static void threadCpu() {
-        if (System.getProperty("sandboxd.trace") != null) {
-            try {
-                String st = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/thread-self/stat"));
-                String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
-                System.err.println("TRACE cpu " + Thread.currentThread().getName() + " " + (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10 + " ms at " + (System.nanoTime() - T0) / 1000000);
-            } catch (Exception e) {
-                System.err.println("TRACE " + e);
-            }
-        }
-    }
-
-    static void mark(String what) {
-        if (System.getProperty("sandboxd.trace") != null) {
-            System.err.println("TRACE " + what + " " + (System.nanoTime() - T0) / 1000000 + " ms after main, jvm uptime "
-                + (System.currentTimeMillis() - ProcessHandle.current().info().startInstant().get().toEpochMilli()));
-        }
-    }
-
     static int run(String[] args, Map<String, String> env) {
         return run(args, env, StartupPreloader.none());
     }
 
     static int run(String[] args, Map<String, String> env, StartupPreloader preloader) {
-        mark("main");
         Parsed p = parse(args, env, System.out, System.err);
-        mark("parsed");
         if (p.config() == null) {
             return p.exitCode();
         }
         ShutdownSignals signals = ShutdownSignals.install();
         Daemon daemon = new Daemon(p.config(), preloader.metrics());
-        mark("services");
         try {
             daemon.start();
         } catch (Exception e) {
@@ -98,8 +75,6 @@ public final class Main {
             daemon.shutdown();
             return 1;
         }
-        mark("started");
-        threadCpu();
         System.err.println("sandboxd: listening rest=" + p.config().listenHost() + ":" + daemon.restPort()
                 + " grpc=" + p.config().listenHost() + ":" + daemon.grpcPort() + " root=" + p.config().rootDir()
                 + " auth=" + (p.config().authToken().isPresent() ? "on" : "off"));

@@ -6,6 +6,8 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
@@ -64,6 +66,10 @@ public final class GrpcServer {
             b.channelType(NioServerSocketChannel.class);
         }
         b.bossEventLoopGroup(boss).workerEventLoopGroup(workers)
+                // grpc-java's own pooled allocator gives every arena a 2 MiB chunk that
+                // ByteBuffer.allocateDirect zeroes: one Execute left ~8 MiB more RSS at idle.
+                // Netty 4.2's default (adaptive) allocator: ~4 MiB (measured, README Benchmark).
+                .withChildOption(ChannelOption.ALLOCATOR, ByteBufAllocator.DEFAULT)
                 .addService(new ProcessServiceImpl(core, config.executeOutputLimit()))
                 .addService(health.getHealthService())
                 .addService(ProtoReflectionServiceV1.newInstance())

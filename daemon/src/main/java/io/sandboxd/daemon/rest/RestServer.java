@@ -11,6 +11,7 @@ import io.sandboxd.daemon.fs.FileStore;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +28,9 @@ public final class RestServer {
     private static final System.Logger LOG = System.getLogger(RestServer.class.getName());
     static final String FILES_METHODS = "DELETE, GET, HEAD, PUT";
     static final String READ_METHODS = "GET, HEAD";
+    static final int POOL_MAX_THREADS = 250;
+    static final int POOL_MIN_THREADS = 2;
+    static final int POOL_IDLE_TIMEOUT_MS = 60_000;
 
     private final DaemonServices services;
     private final FileStore store;
@@ -52,6 +56,7 @@ public final class RestServer {
             cfg.http.compressionStrategy = CompressionStrategy.NONE;
             cfg.http.generateEtags = false;
             cfg.http.prefer405over404 = true;
+            cfg.jetty.threadPool = threadPool();
             cfg.jetty.modifyHttpConfiguration(hc -> {
                 // %2F, %2E%2E and // must reach us undecoded and unnormalised: we decode once ourselves
                 hc.setUriCompliance(UriCompliance.UNSAFE);
@@ -116,6 +121,17 @@ public final class RestServer {
         Thread cleaner = new Thread(store::removeStaleTemps, "sandboxd-temp-cleaner");
         cleaner.setDaemon(true);
         cleaner.start();
+    }
+
+    /**
+     * Javalin's default pool (8-250 threads) keeps 8 threads parked at idle; an idle daemon
+     * needs only the acceptor and the selector, and the pool grows on demand (threads then
+     * stay for {@link #POOL_IDLE_TIMEOUT_MS} after the last request). Same maximum as Javalin's.
+     */
+    static QueuedThreadPool threadPool() {
+        QueuedThreadPool pool = new QueuedThreadPool(POOL_MAX_THREADS, POOL_MIN_THREADS, POOL_IDLE_TIMEOUT_MS);
+        pool.setName("JettyServerThreadPool");
+        return pool;
     }
 
     private static String shorten(String path) {

@@ -1,0 +1,95 @@
+package io.sandboxd.daemon.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Both listeners start in parallel: a failure on either side leaves nothing listening after shutdown. */
+class DaemonStartTest {
+    @TempDir
+    Path root;
+
+    private DaemonConfig config(int grpcPort, int restPort) throws IOException {
+        DaemonConfig t = DaemonConfig.forTests(root.toRealPath());
+        return new DaemonConfig(t.listenHost(), grpcPort, restPort, t.rootDir(), t.metadataEnvPrefix(),
+                t.shutdownTimeout(), t.httpIdleTimeout(), t.streamChunkSize(), t.executeOutputLimit(),
+                t.maxProcesses(), t.authToken(), t.logFormat());
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Test
+    void bothListenersServeAfterStart() throws Exception {
+        Daemon d = new Daemon(DaemonConfig.forTests(root.toRealPath()));
+        d.services().requestLog().setEnabled(false);
+        try {
+            d.start();
+            assertThat(d.grpcPort()).isPositive();
+            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), d.restPort())) {
+                OutputStream out = s.getOutputStream();
+                out.write("GET /v1/health HTTP/1.1\r\nHost: l\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                InputStream in = s.getInputStream();
+                assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).startsWith("HTTP/1.1 200");
+            }
+        } finally {
+            d.shutdown();
+        }
+    }
+
+    @Test
+    void restPortTakenFailsStartAndShutdownClosesGrpc() throws Exception {
+        int grpcPort = freePort();
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Daemon d = new Daemon(config(grpcPort, taken.getLocalPort()));
+            assertThatThrownBy(d::start).isInstanceOf(IOException.class).hasMessageContaining("REST listener");
+            d.shutdown();
+        }
+        assertThat(bindable(grpcPort)).as("gRPC port released").isTrue();
+    }
+
+    @Test
+    void grpcPortTakenFailsStartAndShutdownClosesRest() throws Exception {
+        int restPort = freePort();
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Daemon d = new Daemon(config(taken.getLocalPort(), restPort));
+            assertThatThrownBy(d::start).isInstanceOf(IOException.class);
+            d.shutdown();
+        }
+        assertThat(bindable(restPort)).as("REST port released").isTrue();
+    }
+
+    @Test
+    void bothPortsTakenReportsBothFailures() throws Exception {
+        try (ServerSocket g = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             ServerSocket r = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Daemon d = new Daemon(config(g.getLocalPort(), r.getLocalPort()));
+            assertThatThrownBy(d::start).isInstanceOf(IOException.class)
+                    .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
+            d.shutdown();
+        }
+    }
+}
