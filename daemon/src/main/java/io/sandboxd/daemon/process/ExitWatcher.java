@@ -28,6 +28,11 @@ final class ExitWatcher implements IoLoop.Handler {
         this.onExit = onExit;
     }
 
+    /** Tests: force (false) or allow (true) the thread fallback. */
+    static void usePidfd(boolean use) {
+        pidfdUsable = use;
+    }
+
     static void watch(long pid, IoLoop loop, Executor blocking, IntConsumer onExit) {
         if (pidfdUsable) {
             int fd = NativeIo.pidfdOpen(pid);

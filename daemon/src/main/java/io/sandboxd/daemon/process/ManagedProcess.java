@@ -103,7 +103,9 @@ public final class ManagedProcess {
         if (terminal != null) {
             PtyPump pty;
             try {
-                pty = new PtyPump(terminal.masterFd(), sink, chunk, core.metrics());
+                // A PTY delivers at most a few KiB per read; its pump thread holds its chunk while a
+                // consumer stalls, so it keeps the small chunk whatever --stream-chunk-size says.
+                pty = new PtyPump(terminal.masterFd(), sink, Math.min(chunk, LargeChunkBudget.BASE), core.metrics());
             } catch (IOException e) {
                 pty = null;
                 killTree();
@@ -113,8 +115,10 @@ public final class ManagedProcess {
                 core.io().blocking.execute(pty);
             }
         } else {
-            PipeReader out = new PipeReader(core.loop(), pipes.stdout(), OutputKind.STDOUT, sink, chunk, core.metrics());
-            PipeReader err = new PipeReader(core.loop(), pipes.stderr(), OutputKind.STDERR, sink, chunk, core.metrics());
+            PipeReader out = new PipeReader(core.loop(), pipes.stdout(), OutputKind.STDOUT, sink, chunk, core.metrics(),
+                    core.chunkBudget(), core.pipeGrowth());
+            PipeReader err = new PipeReader(core.loop(), pipes.stderr(), OutputKind.STDERR, sink, chunk, core.metrics(),
+                    core.chunkBudget(), core.pipeGrowth());
             out.start();
             err.start();
             sources = List.of(out, err);

@@ -29,6 +29,12 @@ public final class ProcessCore implements AutoCloseable {
     private final int chunkSize;
     private final ProcessMetrics metrics;
     private final IoThreads io = new IoThreads();
+    /** Memory that chunks above 32 KiB may pin at once, across every stream (see LargeChunkBudget). */
+    static final long LARGE_CHUNK_BUDGET_BYTES = 16L * 1024 * 1024;
+    /** Hot pipes enlarged at once: 64 x 256 KiB is a quarter of the default per-user pipe quota. */
+    static final int MAX_GROWN_PIPES = 64;
+    private final LargeChunkBudget chunkBudget = new LargeChunkBudget(LARGE_CHUNK_BUDGET_BYTES);
+    private final PipeGrowth pipeGrowth = new PipeGrowth(MAX_GROWN_PIPES);
     /** Created at the first pipe-mode spawn, so a daemon that runs no process never loads JNA. */
     private volatile IoLoop loop;
     private final AtomicInteger nextId = new AtomicInteger();
@@ -73,6 +79,14 @@ public final class ProcessCore implements AutoCloseable {
 
     int chunkSize() {
         return chunkSize;
+    }
+
+    LargeChunkBudget chunkBudget() {
+        return chunkBudget;
+    }
+
+    PipeGrowth pipeGrowth() {
+        return pipeGrowth;
     }
 
     /** Start: a registered process with stdin, addressable by its id until its output ends. */
