@@ -26,7 +26,7 @@ public record DaemonConfig(
         Optional<String> authToken,
         LogFormat logFormat) {
 
-    public static final int DEFAULT_STREAM_CHUNK_SIZE = 32 * 1024;
+    public static final int DEFAULT_STREAM_CHUNK_SIZE = 256 * 1024;
     public static final int MAX_STREAM_CHUNK_SIZE = 4 * 1024 * 1024;
     public static final int DEFAULT_EXECUTE_OUTPUT_LIMIT = 1024 * 1024;
     public static final int MAX_EXECUTE_OUTPUT_LIMIT = 64 * 1024 * 1024;

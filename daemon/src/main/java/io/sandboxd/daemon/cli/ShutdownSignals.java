@@ -24,10 +24,8 @@ final class ShutdownSignals {
         ShutdownSignals signals = new ShutdownSignals();
         sun.misc.SignalHandler handler = sig -> signals.onSignal();
         Signal.handle(new Signal("TERM"), handler);
-        if (Signal.handle(new Signal("INT"), handler) == sun.misc.SignalHandler.SIG_IGN) {
-            // started with SIGINT ignored: the JVM keeps it ignored, and so would every child
-            io.sandboxd.daemon.process.SignalInheritance.sigintIgnoredByParent();
-        }
+        // Children never inherit an ignored SIGINT (nohup, `&`): the spawners reset every signal.
+        Signal.handle(new Signal("INT"), handler);
         return signals;
     }
 

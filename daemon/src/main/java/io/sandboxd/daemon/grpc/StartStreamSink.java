@@ -18,6 +18,9 @@ final class StartStreamSink implements OutputSink {
     private final ServerCallStreamObserver<StartResponse> stream;
     private boolean cancelled;
     private boolean ended;
+    /** Demand callbacks of sources waiting (one per output pipe: stdout, stderr). */
+    private Runnable pendingDemand;
+    private Runnable pendingDemand2;
 
     StartStreamSink(ServerCallStreamObserver<StartResponse> stream) {
         this.stream = stream;
@@ -29,8 +32,8 @@ final class StartStreamSink implements OutputSink {
         stream.setOnCancelHandler(() -> {
             synchronized (this) {
                 cancelled = true;
-                notifyAll();
             }
+            wake();
             onCancel.run();
         });
     }
@@ -39,8 +42,22 @@ final class StartStreamSink implements OutputSink {
         return cancelled;
     }
 
-    private synchronized void wake() {
-        notifyAll();
+    private void wake() {
+        Runnable a;
+        Runnable b;
+        synchronized (this) {
+            notifyAll();
+            a = pendingDemand;
+            b = pendingDemand2;
+            pendingDemand = null;
+            pendingDemand2 = null;
+        }
+        if (a != null) {
+            a.run();
+        }
+        if (b != null) {
+            b.run();
+        }
     }
 
     synchronized void init(int processId) {
@@ -52,6 +69,30 @@ final class StartStreamSink implements OutputSink {
     @Override
     public boolean hasDemand() {
         return stream.isReady();
+    }
+
+    @Override
+    public synchronized boolean isClosed() {
+        return cancelled || ended;
+    }
+
+    @Override
+    public void onDemand(Runnable callback) {
+        synchronized (this) {
+            // isReady() is read under the lock the on-ready handler takes, so a transition
+            // between this check and the registration still finds the callback.
+            if (!cancelled && !ended && !stream.isReady()) {
+                if (pendingDemand == null) {
+                    pendingDemand = callback;
+                } else if (pendingDemand2 == null) {
+                    pendingDemand2 = callback;
+                } else {
+                    throw new IllegalStateException("more than two sources waiting for demand");
+                }
+                return;
+            }
+        }
+        callback.run();
     }
 
     @Override
@@ -83,6 +124,8 @@ final class StartStreamSink implements OutputSink {
         }
         ended = true;
         notifyAll();
+        pendingDemand = null;
+        pendingDemand2 = null;
         if (cancelled) {
             return;
         }

@@ -19,6 +19,16 @@ final class CapturingSink implements OutputSink {
     }
 
     @Override
+    public boolean isClosed() {
+        return result.isDone();
+    }
+
+    @Override
+    public void onDemand(Runnable callback) {
+        callback.run();
+    }
+
+    @Override
     public boolean awaitDemand() {
         return true;
     }

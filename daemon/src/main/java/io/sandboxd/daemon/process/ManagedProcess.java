@@ -25,7 +25,7 @@ public final class ManagedProcess {
     private final String rpc;
     private final long pid;
     private final SpawnMode mode;
-    private final Process pipeProcess;
+    private final PipeSpawner.Spawned pipes;
     private final PtyTerminal terminal;
     private final StdinChannel stdin;
     private final ProcessCore core;
@@ -34,29 +34,36 @@ public final class ManagedProcess {
     private final AtomicBoolean pumping = new AtomicBoolean();
     private volatile boolean leaderExited;
 
-    ManagedProcess(int id, String rpc, Process pipeProcess, PtyTerminal terminal, boolean withStdin, ProcessCore core) {
+    /** Pipe mode: the output pipes are read on the I/O loop, the exit comes from a pidfd there. */
+    ManagedProcess(int id, String rpc, PipeSpawner.Spawned pipes, ProcessCore core) {
         this.id = id;
         this.rpc = rpc;
         this.core = core;
-        this.pipeProcess = pipeProcess;
+        this.pipes = pipes;
+        this.terminal = null;
+        this.mode = SpawnMode.PIPE;
+        this.pid = pipes.pid();
+        this.stdin = pipes.stdin() >= 0 ? new PipeStdin(id, pipes.stdin(), core.io().blocking) : null;
+        ExitWatcher.watch(pid, core.loop(), core.io().blocking, this::leaderExited);
+    }
+
+    /** PTY mode: pty4j's process; a pooled thread waits for its exit, another pumps the master. */
+    ManagedProcess(int id, String rpc, PtyTerminal terminal, boolean withStdin, ProcessCore core) {
+        this.id = id;
+        this.rpc = rpc;
+        this.core = core;
+        this.pipes = null;
         this.terminal = terminal;
-        if (terminal != null) {
-            this.mode = SpawnMode.PTY;
-            this.pid = terminal.pid();
-            this.stdin = new PtyStdin(id, terminal, core.io().blocking);
-            core.io().blocking.execute(() -> {
-                try {
-                    leaderExited(terminal.waitFor());
-                } catch (InterruptedException e) {
-                    leaderExited(-1);
-                }
-            });
-        } else {
-            this.mode = SpawnMode.PIPE;
-            this.pid = pipeProcess.pid();
-            this.stdin = withStdin ? new PipeStdin(id, pipeProcess.getOutputStream(), core.io().blocking) : null;
-            pipeProcess.onExit().whenComplete((p, err) -> leaderExited(err == null ? ExitCodes.normalize(p.exitValue()) : -1));
-        }
+        this.mode = SpawnMode.PTY;
+        this.pid = terminal.pid();
+        this.stdin = new PtyStdin(id, terminal, core.io().blocking);
+        core.io().blocking.execute(() -> {
+            try {
+                leaderExited(terminal.waitFor());
+            } catch (InterruptedException e) {
+                leaderExited(-1);
+            }
+        });
     }
 
     private void leaderExited(int code) {
@@ -92,37 +99,50 @@ public final class ManagedProcess {
             throw new IllegalStateException("already pumping");
         }
         int chunk = core.chunkSize();
-        List<OutputPump> pumps;
-        try {
-            pumps = terminal != null
-                    ? List.of(new PtyPump(terminal.masterFd(), sink, chunk, core.metrics()))
-                    : List.of(new StreamPump(pipeProcess.getInputStream(), OutputKind.STDOUT, sink, chunk, core.metrics()),
-                              new StreamPump(pipeProcess.getErrorStream(), OutputKind.STDERR, sink, chunk, core.metrics()));
-        } catch (IOException e) {
-            killTree();
-            pumps = List.of();
+        List<OutputSource> sources;
+        if (terminal != null) {
+            PtyPump pty;
+            try {
+                // A PTY delivers at most a few KiB per read; its pump thread holds its chunk while a
+                // consumer stalls, so it keeps the small chunk whatever --stream-chunk-size says.
+                pty = new PtyPump(terminal.masterFd(), sink, Math.min(chunk, LargeChunkBudget.BASE), core.metrics());
+            } catch (IOException e) {
+                pty = null;
+                killTree();
+            }
+            sources = pty == null ? List.of() : List.of(pty);
+            if (pty != null) {
+                core.io().blocking.execute(pty);
+            }
+        } else {
+            PipeReader out = new PipeReader(core.loop(), pipes.stdout(), OutputKind.STDOUT, sink, chunk, core.metrics(),
+                    core.chunkBudget(), core.pipeGrowth());
+            PipeReader err = new PipeReader(core.loop(), pipes.stderr(), OutputKind.STDERR, sink, chunk, core.metrics(),
+                    core.chunkBudget(), core.pipeGrowth());
+            out.start();
+            err.start();
+            sources = List.of(out, err);
         }
-        for (OutputPump p : pumps) {
-            core.io().blocking.execute(p);
-        }
-        List<OutputPump> all = pumps;
         leaderExit.thenRun(() -> {
             if (terminal != null) {
                 terminal.closeSlave();
             }
+            if (sources.stream().allMatch(s -> s.done().isDone())) {
+                return; // the usual case: output ended with the leader, no grace needed
+            }
             core.io().timers.schedule(() -> {
-                for (OutputPump p : all) {
-                    if (!p.done.isDone()) {
-                        p.expireGrace();
+                for (OutputSource s : sources) {
+                    if (!s.done().isDone()) {
+                        s.expireGrace();
                     }
                 }
             }, PIPE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
         });
-        CompletableFuture<?>[] waits = new CompletableFuture<?>[all.size() + 1];
-        for (int i = 0; i < all.size(); i++) {
-            waits[i] = all.get(i).done;
+        CompletableFuture<?>[] waits = new CompletableFuture<?>[sources.size() + 1];
+        for (int i = 0; i < sources.size(); i++) {
+            waits[i] = sources.get(i).done();
         }
-        waits[all.size()] = leaderExit;
+        waits[sources.size()] = leaderExit;
         CompletableFuture.allOf(waits).whenComplete((v, err) -> finish(sink));
     }
 

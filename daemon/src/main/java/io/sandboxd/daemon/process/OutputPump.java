@@ -4,12 +4,13 @@ import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Reads one output source of a process and pushes it to the sink as it arrives (no polling).
+ * Reads one output source of a process on its own thread (PTY mode) and pushes it to the sink as
+ * it arrives (no polling).
  * Reads are coalesced only while the consumer has no demand, up to the chunk size. After the
  * leader exited and the grace passed, a pump that would have to wait for more data stops:
  * that is a background child holding the pipe (CONTRACT §1.3, §1.4).
  */
-abstract class OutputPump implements Runnable {
+abstract class OutputPump implements Runnable, OutputSource {
     private static final int INITIAL_BUFFER = 4096;
     /**
      * What a pump may still deliver once the grace expired: everything the leader wrote is in the
@@ -44,8 +45,13 @@ abstract class OutputPump implements Runnable {
 
     abstract void release();
 
-    /** The leader exited and the grace passed: stop as soon as no more data is waiting. */
-    final void expireGrace() {
+    @Override
+    public final CompletableFuture<Void> done() {
+        return done;
+    }
+
+    @Override
+    public final void expireGrace() {
         graceExpired = true;
         if (idle) {
             stop();

@@ -1,22 +1,36 @@
 package io.sandboxd.daemon.process;
 
 /**
- * Where a process's output goes. Output pumps call it from their own threads; an implementation
- * serialises its consumer. {@link #awaitDemand()} is the flow-control point: a pump blocks there,
- * which stops reading the pipe, which blocks the writing process, so a slow consumer never makes
- * the daemon buffer.
+ * Where a process's output goes. Sources call it from the I/O loop (pipes) or a pump thread
+ * (PTY); an implementation serialises its consumer. Demand is the flow-control point: a source
+ * stops reading while the consumer has none, which blocks the writing process, so a slow
+ * consumer never makes the daemon buffer more than a chunk.
  */
 public interface OutputSink {
 
     /** @return true when the consumer can take more now (non-blocking) */
     boolean hasDemand();
 
+    /** @return true once the consumer went away for good; output is then discarded */
+    boolean isClosed();
+
     /**
-     * Blocks until the consumer can take more output.
+     * Runs {@code callback} once, on any thread, as soon as {@link #hasDemand()} or
+     * {@link #isClosed()} holds — at once if it already does.
+     */
+    void onDemand(Runnable callback);
+
+    /**
+     * Blocks until the consumer can take more output (for thread-per-source pumps).
      *
      * @return false when it never will (the consumer went away); the pump then discards
      */
-    boolean awaitDemand() throws InterruptedException;
+    default boolean awaitDemand() throws InterruptedException {
+        java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
+        onDemand(ready::countDown);
+        ready.await();
+        return !isClosed();
+    }
 
     /** Takes ownership of {@code data[0, length)}; the caller never touches the array again. */
     void onOutput(OutputKind kind, byte[] data, int length);

@@ -24,13 +24,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * any transport.
  */
 public final class ProcessCore implements AutoCloseable {
-    private static final List<Path> SETSID_CANDIDATES = List.of(Path.of("/usr/bin/setsid"), Path.of("/bin/setsid"));
-
     private final CommandResolver resolver;
     private final int maxProcesses;
     private final int chunkSize;
     private final ProcessMetrics metrics;
     private final IoThreads io = new IoThreads();
+    /** Memory that chunks above 32 KiB may pin at once, across every stream (see LargeChunkBudget). */
+    static final long LARGE_CHUNK_BUDGET_BYTES = 16L * 1024 * 1024;
+    /** Hot pipes enlarged at once: 64 x 256 KiB is a quarter of the default per-user pipe quota. */
+    static final int MAX_GROWN_PIPES = 64;
+    private final LargeChunkBudget chunkBudget = new LargeChunkBudget(LARGE_CHUNK_BUDGET_BYTES);
+    private final PipeGrowth pipeGrowth = new PipeGrowth(MAX_GROWN_PIPES);
+    /** Created at the first pipe-mode spawn, so a daemon that runs no process never loads JNA. */
+    private volatile IoLoop loop;
     private final AtomicInteger nextId = new AtomicInteger();
     private final AtomicInteger live = new AtomicInteger();
     private final Map<Integer, ManagedProcess> addressable = new ConcurrentHashMap<>();
@@ -39,7 +45,6 @@ public final class ProcessCore implements AutoCloseable {
     private final Set<Long> sessions = ConcurrentHashMap.newKeySet();
     private static final int SESSION_PRUNE_THRESHOLD = 4096;
     private final java.util.concurrent.atomic.AtomicBoolean pruning = new java.util.concurrent.atomic.AtomicBoolean();
-    private final Path setsid;
     private volatile boolean closed;
 
     public ProcessCore(SandboxRoot root, Map<String, String> daemonEnv, int maxProcesses, int chunkSize,
@@ -48,11 +53,24 @@ public final class ProcessCore implements AutoCloseable {
         this.maxProcesses = maxProcesses;
         this.chunkSize = chunkSize;
         this.metrics = new ProcessMetrics(registry);
-        this.setsid = SETSID_CANDIDATES.stream().filter(Files::isExecutable).findFirst().orElse(null);
     }
 
     IoThreads io() {
         return io;
+    }
+
+    IoLoop loop() {
+        IoLoop l = loop;
+        if (l == null) {
+            synchronized (this) {
+                l = loop;
+                if (l == null) {
+                    l = new IoLoop(chunkSize);
+                    loop = l;
+                }
+            }
+        }
+        return l;
     }
 
     ProcessMetrics metrics() {
@@ -61,6 +79,14 @@ public final class ProcessCore implements AutoCloseable {
 
     int chunkSize() {
         return chunkSize;
+    }
+
+    LargeChunkBudget chunkBudget() {
+        return chunkBudget;
+    }
+
+    PipeGrowth pipeGrowth() {
+        return pipeGrowth;
     }
 
     /** Start: a registered process with stdin, addressable by its id until its output ends. */
@@ -127,13 +153,12 @@ public final class ProcessCore implements AutoCloseable {
 
     /**
      * Out of file descriptors is a resource limit the client can wait out, not a daemon fault;
-     * anything else stays INTERNAL. The JDK's message is not passed on: it names host paths.
+     * anything else stays INTERNAL. The library's message is not passed on: it names host paths.
      */
     static SandboxException startFailure(String prefix, Throwable e) {
         String m = String.valueOf(e.getMessage());
         if (m.contains("error=24") || m.contains("Too many open files") || m.contains("errno 24")) {
-            return new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, prefix
-                    + ": the daemon is out of file descriptors (ulimit -n); retry when other processes have ended");
+            return PipeSpawner.descriptorsExhausted(prefix);
         }
         return new SandboxException(ErrorKind.INTERNAL, prefix);
     }
@@ -147,29 +172,19 @@ public final class ProcessCore implements AutoCloseable {
             } catch (IOException | LinkageError e) {
                 throw startFailure("failed to start command with PTY", e);
             }
-            p = new ManagedProcess(id, rpc, null, t, withStdin, this);
+            p = new ManagedProcess(id, rpc, t, withStdin, this);
         } else {
-            if (setsid == null) {
-                throw new SandboxException(ErrorKind.INTERNAL,
-                        "failed to start command: setsid (util-linux) is not installed");
-            }
-            List<String> cmd = new ArrayList<>(plan.argv().size() + 3);
-            cmd.addAll(SignalInheritance.resetPrefix());
-            cmd.add(setsid.toString());
-            cmd.add(plan.executable().toString());
-            cmd.addAll(plan.argv().subList(1, plan.argv().size()));
-            ProcessBuilder pb = new ProcessBuilder(cmd).directory(plan.workingDirectory().toFile());
-            Map<String, String> env = pb.environment();
-            env.clear();
-            env.putAll(plan.environment());
-            if (!withStdin) {
-                pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-            }
+            IoLoop l;
+            PipeSpawner.Spawned spawned;
+            String prefix = id == 0 ? "failed to execute command" : "failed to start command";
             try {
-                p = new ManagedProcess(id, rpc, pb.start(), null, withStdin, this);
-            } catch (IOException e) {
-                throw startFailure("failed to start command", e);
+                l = loop();
+                spawned = PipeSpawner.spawn(plan, withStdin, prefix);
+            } catch (LinkageError | IllegalStateException e) {
+                throw new SandboxException(ErrorKind.INTERNAL, prefix + ": process support unavailable ("
+                        + e.getClass().getSimpleName() + ")");
             }
+            p = new ManagedProcess(id, rpc, spawned, this);
         }
         all.add(p);
         metrics.started(rpc, plan.mode());
@@ -247,5 +262,9 @@ public final class ProcessCore implements AutoCloseable {
     public void close() {
         closed = true;
         io.shutdown();
+        IoLoop l = loop;
+        if (l != null) {
+            l.close();
+        }
     }
 }

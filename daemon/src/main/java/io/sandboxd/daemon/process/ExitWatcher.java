@@ -1,0 +1,74 @@
+package io.sandboxd.daemon.process;
+
+import java.util.concurrent.Executor;
+import java.util.function.IntConsumer;
+
+/**
+ * Reaps one pipe-mode child and reports its exit code (128+N for death by signal N). A pidfd
+ * (Linux 5.3+) on the {@link IoLoop} turns readable when the child exits, so waiting costs no
+ * thread; where pidfd_open is refused (older kernels, some seccomp profiles) a pooled thread
+ * blocks in waitpid for it instead. Only this class reaps pipe-mode children, always by pid:
+ * a waitpid(-1) anywhere would steal pty4j's children.
+ */
+final class ExitWatcher implements IoLoop.Handler {
+    /** Set to "false" to force the thread fallback (tests). */
+    static final String PIDFD_PROPERTY = "sandboxd.pidfd";
+    private static volatile boolean pidfdUsable = !"false".equals(System.getProperty(PIDFD_PROPERTY));
+
+    private final IoLoop loop;
+    private final int pid;
+    private final int pidfd;
+    private final IntConsumer onExit;
+    private final int[] status = new int[1];
+
+    private ExitWatcher(IoLoop loop, int pid, int pidfd, IntConsumer onExit) {
+        this.loop = loop;
+        this.pid = pid;
+        this.pidfd = pidfd;
+        this.onExit = onExit;
+    }
+
+    /** Tests: force (false) or allow (true) the thread fallback. */
+    static void usePidfd(boolean use) {
+        pidfdUsable = use;
+    }
+
+    static void watch(long pid, IoLoop loop, Executor blocking, IntConsumer onExit) {
+        if (pidfdUsable) {
+            int fd = NativeIo.pidfdOpen(pid);
+            if (fd >= 0) {
+                loop.register(fd, new ExitWatcher(loop, (int) pid, fd, onExit));
+                return;
+            }
+            if (fd == -NativeIo.ENOSYS || fd == -1 /* EPERM */) {
+                pidfdUsable = false;
+            }
+        }
+        blocking.execute(() -> onExit.accept(blockingWait((int) pid)));
+    }
+
+    @Override
+    public void onEvent() {
+        int r = NativeIo.waitpid(pid, status, NativeIo.WNOHANG);
+        if (r == 0 || (r < 0 && NativeIo.errno() == NativeIo.EINTR)) {
+            loop.rearm(pidfd); // spurious: not exited yet
+            return;
+        }
+        loop.closeFd(pidfd);
+        onExit.accept(r == pid ? NativeIo.exitCodeOf(status[0]) : -1);
+    }
+
+    private static int blockingWait(int pid) {
+        int[] st = new int[1];
+        while (true) {
+            int r = NativeIo.waitpid(pid, st, 0);
+            if (r == pid) {
+                return NativeIo.exitCodeOf(st[0]);
+            }
+            if (r < 0 && NativeIo.errno() == NativeIo.EINTR) {
+                continue;
+            }
+            return -1;
+        }
+    }
+}

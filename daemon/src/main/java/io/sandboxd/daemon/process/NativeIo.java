@@ -1,0 +1,96 @@
+package io.sandboxd.daemon.process;
+
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
+
+/**
+ * The libc calls on the hot path of pipe-mode processes (read, epoll, pidfd, waitpid), bound with
+ * JNA direct mapping: a direct call costs about as much as a JNI call, where an interface-mapped
+ * call goes through a reflective proxy. errno is read with {@link #errno()} right after a call
+ * on the same thread (JNA preserves it per thread).
+ */
+final class NativeIo {
+    static final int EINTR = 4;
+    static final int EAGAIN = 11;
+    static final int ECHILD = 10;
+    static final int ENOSYS = 38;
+
+    static final int O_NONBLOCK = 04000;
+    static final int O_CLOEXEC = 02000000;
+    static final int F_GETFL = 3;
+    static final int F_SETFL = 4;
+
+    static final int EPOLLIN = 0x001;
+    static final int EPOLLERR = 0x008;
+    static final int EPOLLHUP = 0x010;
+    static final int EPOLLONESHOT = 1 << 30;
+    static final int EPOLL_CTL_ADD = 1;
+    static final int EPOLL_CTL_DEL = 2;
+    static final int EPOLL_CTL_MOD = 3;
+    /** struct epoll_event is packed on x86-64: u32 events, then the 64-bit data union. */
+    static final int EPOLL_EVENT_SIZE = 12;
+
+    static final int EFD_NONBLOCK = 04000;
+    static final int EFD_CLOEXEC = 02000000;
+
+    static final int WNOHANG = 1;
+
+    private static final long SYS_PIDFD_OPEN = 434;
+
+    static {
+        Native.register(NativeIo.class, NativeLibrary.getInstance("c"));
+    }
+
+    private NativeIo() {
+    }
+
+    /** {@code buf} is a native address ({@code Pointer.nativeValue}): no Pointer object per call. */
+    static native long read(int fd, long buf, long count);
+
+    static native long write(int fd, long buf, long count);
+
+    static native int close(int fd);
+
+    static native int pipe2(int[] fds, int flags);
+
+    static native int fcntl(int fd, int cmd, int arg);
+
+    static native int epoll_create1(int flags);
+
+    static native int epoll_ctl(int epfd, int op, int fd, Pointer event);
+
+    static native int epoll_wait(int epfd, Pointer events, int maxEvents, int timeoutMillis);
+
+    static native int eventfd(int initval, int flags);
+
+    static native int waitpid(int pid, int[] status, int options);
+
+    static native long syscall(long number, long arg1, long arg2);
+
+    static int errno() {
+        return Native.getLastError();
+    }
+
+    /** @return a pidfd for {@code pid}, or -errno (ENOSYS on kernels before 5.3, EPERM under some seccomp profiles) */
+    static int pidfdOpen(long pid) {
+        long fd = syscall(SYS_PIDFD_OPEN, pid, 0);
+        return fd >= 0 ? (int) fd : -errno();
+    }
+
+    static void setNonBlocking(int fd) throws java.io.IOException {
+        int flags = fcntl(fd, F_GETFL, 0);
+        if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+            throw new java.io.IOException("fcntl(O_NONBLOCK) failed: errno " + errno());
+        }
+    }
+
+    /** Decodes a wait status: the exit code, or 128+N for death by signal N. */
+    static int exitCodeOf(int status) {
+        int sig = status & 0x7f;
+        if (sig == 0) {
+            return (status >> 8) & 0xff;
+        }
+        return 128 + sig;
+    }
+}

@@ -1,0 +1,159 @@
+package io.sandboxd.daemon.process;
+
+import com.sun.jna.Pointer;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Delivers one output pipe of a process from the {@link IoLoop}. On each readable event it reads
+ * what the pipe holds, up to one chunk (so bursts coalesce into few messages while a lone
+ * {@code echo} still goes out at once), hands it to the sink, and re-arms only while the sink
+ * has demand; otherwise it waits for the sink's demand callback, leaving the data in the pipe
+ * so the writer blocks. Chunks beyond 32 KiB draw on the shared {@link LargeChunkBudget}, and a
+ * hot stream's pipe is enlarged ({@link PipeGrowth}) so such chunks fill in one wake-up.
+ * All state is confined to the loop thread.
+ */
+final class PipeReader implements IoLoop.Handler, OutputSource {
+    private final IoLoop loop;
+    private final int fd;
+    private final OutputKind kind;
+    private final OutputSink sink;
+    private final int chunkSize;
+    private final ProcessMetrics metrics;
+    private final LargeChunkBudget budget;
+    private final PipeGrowth growth;
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+    /** Budget bytes pinned by the last chunk until the consumer shows demand again. */
+    private long heldBudget;
+    private long delivered;
+    private boolean grown;
+    private boolean closed;
+    private boolean awaitingDemand;
+    private boolean graceExpired;
+    private long postGraceBytes;
+
+    PipeReader(IoLoop loop, int fd, OutputKind kind, OutputSink sink, int chunkSize, ProcessMetrics metrics,
+               LargeChunkBudget budget, PipeGrowth growth) {
+        this.loop = loop;
+        this.fd = fd;
+        this.kind = kind;
+        this.sink = sink;
+        this.chunkSize = Math.min(chunkSize, loop.readBufferSize());
+        this.metrics = metrics;
+        this.budget = budget;
+        this.growth = growth;
+    }
+
+    void start() {
+        loop.register(fd, this);
+    }
+
+    @Override
+    public CompletableFuture<Void> done() {
+        return done;
+    }
+
+    @Override
+    public void onEvent() {
+        if (!closed && !awaitingDemand) {
+            readAvailable();
+        }
+    }
+
+    @Override
+    public void expireGrace() {
+        loop.execute(() -> {
+            if (closed) {
+                return;
+            }
+            graceExpired = true;
+            if (!awaitingDemand) {
+                readAvailable(); // ends the source unless data is waiting
+            }
+        });
+    }
+
+    private void resume() {
+        if (!closed) {
+            awaitingDemand = false;
+            readAvailable();
+        }
+    }
+
+    private void readAvailable() {
+        releaseBudget(); // only called with demand: the previous chunk left the transport's queue
+        int limit = Math.min(chunkSize, LargeChunkBudget.BASE);
+        if (chunkSize > limit) {
+            heldBudget = budget.tryAcquire(chunkSize - limit);
+            limit += (int) heldBudget;
+        }
+        long buf = Pointer.nativeValue(loop.readBuffer());
+        int len = 0;
+        boolean eof = false;
+        while (len < limit) {
+            long n = NativeIo.read(fd, buf + len, limit - len);
+            if (n > 0) {
+                len += (int) n;
+            } else if (n == 0) {
+                eof = true;
+                break;
+            } else {
+                int e = NativeIo.errno();
+                if (e == NativeIo.EINTR) {
+                    continue;
+                }
+                eof = e != NativeIo.EAGAIN; // EAGAIN: drained for now; anything else ends the source
+                break;
+            }
+        }
+        long used = Math.max(0, len - LargeChunkBudget.BASE);
+        budget.release(heldBudget - used);
+        heldBudget = used;
+        if (len > 0) {
+            deliver(len);
+            delivered += len;
+            if (!grown && delivered >= PipeGrowth.HOT_AFTER_BYTES && chunkSize > LargeChunkBudget.BASE) {
+                grown = growth.tryGrow(fd);
+            }
+            if (graceExpired) {
+                postGraceBytes += len;
+                eof |= postGraceBytes > OutputPump.POST_GRACE_BYTES + chunkSize;
+            }
+        }
+        if (eof || (graceExpired && len == 0)) {
+            finish();
+        } else if (sink.isClosed() || sink.hasDemand()) {
+            releaseBudget();
+            loop.rearm(fd);
+        } else {
+            awaitingDemand = true;
+            sink.onDemand(() -> loop.execute(this::resume));
+        }
+    }
+
+    private void deliver(int len) {
+        if (sink.isClosed()) {
+            return; // the consumer left: drain so the writer is not blocked until it is killed
+        }
+        byte[] data = new byte[len];
+        loop.readBuffer().read(0, data, 0, len);
+        metrics.bytes(kind, len);
+        sink.onOutput(kind, data, len);
+    }
+
+    private void releaseBudget() {
+        budget.release(heldBudget);
+        heldBudget = 0;
+    }
+
+    private void finish() {
+        releaseBudget();
+        if (grown) {
+            growth.released();
+            grown = false;
+        }
+        closed = true;
+        loop.closeFd(fd);
+        done.complete(null);
+    }
+}

@@ -1,0 +1,171 @@
+package io.sandboxd.daemon.process;
+
+import com.sun.jna.Memory;
+import com.sun.jna.StringArray;
+import io.sandboxd.daemon.errors.ErrorKind;
+import io.sandboxd.daemon.errors.SandboxException;
+
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * Spawns a pipe-mode process with posix_spawn: its own session (pid == pgid == sid), every signal
+ * disposition reset to default and an empty signal mask (a daemon started under {@code nohup} or
+ * with {@code &} has SIGINT/SIGQUIT/SIGHUP ignored, and exec would pass that on), stdin from a
+ * pipe or /dev/null, stdout and stderr to pipes, the working directory set, and every other
+ * descriptor closed (the JDK opens some without O_CLOEXEC, e.g. accepted HTTP connections).
+ */
+final class PipeSpawner {
+    private static final int ENOENT = 2;
+    private static final int E2BIG = 7;
+    private static final int ENOEXEC = 8;
+    private static final int EAGAIN = 11;
+    private static final int ENOMEM = 12;
+    private static final int EACCES = 13;
+    private static final int ENOTDIR = 20;
+    private static final int ENFILE = 23;
+    private static final int EMFILE = 24;
+    private static final int O_RDONLY = 0;
+
+    /** The parent's ends; {@code stdin} is -1 when the child reads /dev/null. */
+    record Spawned(long pid, int stdin, int stdout, int stderr) {
+    }
+
+    private PipeSpawner() {
+    }
+
+    /**
+     * @param prefix the start of every error message, e.g. "failed to start command"
+     * @throws SandboxException NOT_FOUND / PERMISSION_DENIED for exec errors, RESOURCE_EXHAUSTED
+     *                          for descriptor or process limits, INTERNAL otherwise
+     */
+    static Spawned spawn(LaunchPlan plan, boolean withStdin, String prefix) throws SandboxException {
+        int[] out = new int[]{-1, -1};
+        int[] err = new int[]{-1, -1};
+        int[] in = new int[]{-1, -1};
+        boolean ok = false;
+        try {
+            pipe(out, prefix);
+            pipe(err, prefix);
+            if (withStdin) {
+                pipe(in, prefix);
+            }
+            long pid = posixSpawn(plan, in[0], out[1], err[1], prefix);
+            closeQuietly(out[1]);
+            closeQuietly(err[1]);
+            closeQuietly(in[0]);
+            out[1] = err[1] = in[0] = -1;
+            try {
+                NativeIo.setNonBlocking(out[0]);
+                NativeIo.setNonBlocking(err[0]);
+            } catch (IOException e) {
+                // the child runs already: the caller's owner will kill and reap it
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+            ok = true;
+            return new Spawned(pid, in[1], out[0], err[0]);
+        } finally {
+            if (!ok) {
+                for (int fd : new int[]{out[0], out[1], err[0], err[1], in[0], in[1]}) {
+                    closeQuietly(fd);
+                }
+            }
+        }
+    }
+
+    private static long posixSpawn(LaunchPlan plan, int stdinFd, int stdoutFd, int stderrFd, String prefix)
+            throws SandboxException {
+        PosixSpawn.LibC c = PosixSpawn.c();
+        Memory fa = PosixSpawn.block(PosixSpawn.FILE_ACTIONS_SIZE);
+        Memory attr = PosixSpawn.block(PosixSpawn.ATTR_SIZE);
+        Memory sigdef = PosixSpawn.block(PosixSpawn.SIGSET_SIZE);
+        Memory sigmask = PosixSpawn.block(PosixSpawn.SIGSET_SIZE);
+        check(c.posix_spawn_file_actions_init(fa), "file actions", prefix);
+        try {
+            check(c.posix_spawnattr_init(attr), "attributes", prefix);
+            try {
+                if (stdinFd >= 0) {
+                    check(c.posix_spawn_file_actions_adddup2(fa, stdinFd, 0), "stdin", prefix);
+                } else {
+                    check(c.posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0), "stdin", prefix);
+                }
+                check(c.posix_spawn_file_actions_adddup2(fa, stdoutFd, 1), "stdout", prefix);
+                check(c.posix_spawn_file_actions_adddup2(fa, stderrFd, 2), "stderr", prefix);
+                check(c.posix_spawn_file_actions_addchdir_np(fa, plan.workingDirectory().toString()), "cwd", prefix);
+                check(c.posix_spawn_file_actions_addclosefrom_np(fa, 3), "closefrom", prefix);
+                c.sigfillset(sigdef);
+                c.sigemptyset(sigmask);
+                check(c.posix_spawnattr_setsigdefault(attr, sigdef), "signals", prefix);
+                check(c.posix_spawnattr_setsigmask(attr, sigmask), "signals", prefix);
+                check(c.posix_spawnattr_setflags(attr, (short) (PosixSpawn.POSIX_SPAWN_SETSID
+                        | PosixSpawn.POSIX_SPAWN_SETSIGDEF | PosixSpawn.POSIX_SPAWN_SETSIGMASK)), "flags", prefix);
+                String[] argv = plan.argv().toArray(String[]::new);
+                String[] envp = new String[plan.environment().size()];
+                int i = 0;
+                for (Map.Entry<String, String> e : plan.environment().entrySet()) {
+                    envp[i++] = e.getKey() + "=" + e.getValue();
+                }
+                int[] pid = new int[1];
+                int rc = c.posix_spawn(pid, plan.executable().toString(), fa, attr,
+                        new StringArray(argv, "UTF-8"), new StringArray(envp, "UTF-8"));
+                if (rc != 0) {
+                    throw spawnError(rc, plan.argv().get(0), prefix);
+                }
+                return pid[0];
+            } finally {
+                c.posix_spawnattr_destroy(attr);
+            }
+        } finally {
+            c.posix_spawn_file_actions_destroy(fa);
+        }
+    }
+
+    /** Maps posix_spawn's error (the exec's errno, reported back through the vfork'd child). */
+    static SandboxException spawnError(int errno, String command, String prefix) {
+        return switch (errno) {
+            case ENOENT, ENOTDIR -> new SandboxException(ErrorKind.NOT_FOUND,
+                    prefix + ": command or path not found: \"" + command + "\"");
+            case EACCES -> new SandboxException(ErrorKind.PERMISSION_DENIED,
+                    prefix + ": permission denied: \"" + command + "\"");
+            case EMFILE, ENFILE -> descriptorsExhausted(prefix);
+            case EAGAIN, ENOMEM -> new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, prefix
+                    + ": the sandbox cannot create more processes now (process or memory limit); retry later");
+            case ENOEXEC -> new SandboxException(ErrorKind.INTERNAL,
+                    prefix + ": exec format error: \"" + command + "\" is neither a binary nor a script with #!");
+            case E2BIG -> new SandboxException(ErrorKind.INTERNAL,
+                    prefix + ": argument list and environment too long (E2BIG)");
+            default -> new SandboxException(ErrorKind.INTERNAL, prefix + ": errno " + errno);
+        };
+    }
+
+    static SandboxException descriptorsExhausted(String prefix) {
+        return new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, prefix
+                + ": the daemon is out of file descriptors (ulimit -n); retry when other processes have ended");
+    }
+
+    private static void pipe(int[] fds, String prefix) throws SandboxException {
+        if (NativeIo.pipe2(fds, NativeIo.O_CLOEXEC) != 0) {
+            int e = NativeIo.errno();
+            fds[0] = fds[1] = -1;
+            if (e == EMFILE || e == ENFILE) {
+                throw descriptorsExhausted(prefix);
+            }
+            throw new SandboxException(ErrorKind.INTERNAL, prefix + ": pipe2 failed: errno " + e);
+        }
+    }
+
+    private static void check(int rc, String what, String prefix) throws SandboxException {
+        if (rc != 0) {
+            if (rc == ENOMEM) {
+                throw new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, prefix + ": out of memory");
+            }
+            throw new SandboxException(ErrorKind.INTERNAL, prefix + ": posix_spawn " + what + " setup failed: errno " + rc);
+        }
+    }
+
+    static void closeQuietly(int fd) {
+        if (fd >= 0) {
+            NativeIo.close(fd);
+        }
+    }
+}
