@@ -39,6 +39,12 @@ public final class GrpcServer {
     private EventLoopGroup workers;
     private Server server;
 
+    private final java.util.concurrent.ExecutorService ptySpawns = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "sandboxd-pty-spawn");
+        t.setDaemon(true);
+        return t;
+    });
+
     public GrpcServer(DaemonServices services) {
         this.services = services;
         DaemonConfig config = services.config();
@@ -66,11 +72,13 @@ public final class GrpcServer {
             b.channelType(NioServerSocketChannel.class);
         }
         b.bossEventLoopGroup(boss).workerEventLoopGroup(workers)
+                // Handlers run on the event loops (see ProcessServiceImpl): -40..80 us per call.
+                .directExecutor()
                 // grpc-java's own pooled allocator gives every arena a 2 MiB chunk that
                 // ByteBuffer.allocateDirect zeroes: one Execute left ~8 MiB more RSS at idle.
                 // Netty 4.2's default (adaptive) allocator: ~4 MiB less (measured on JDK 17, 2 cores).
                 .withChildOption(ChannelOption.ALLOCATOR, ByteBufAllocator.DEFAULT)
-                .addService(new ProcessServiceImpl(core, config.executeOutputLimit()))
+                .addService(new ProcessServiceImpl(core, config.executeOutputLimit(), ptySpawns))
                 .addService(health.getHealthService())
                 .addService(ProtoReflectionServiceV1.newInstance())
                 .addService(ProtoReflectionService.newInstance())
@@ -121,6 +129,7 @@ public final class GrpcServer {
             workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
         }
+        ptySpawns.shutdownNow();
         core.close();
     }
 }

@@ -24,6 +24,7 @@ import io.sandboxd.daemon.process.ProcessCore;
 import io.sandboxd.daemon.process.TerminalSize;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 
 import com.google.protobuf.UnsafeByteOperations;
@@ -37,10 +38,18 @@ final class ProcessServiceImpl extends ProcessServiceGrpc.ProcessServiceImplBase
 
     private final ProcessCore core;
     private final int executeOutputLimit;
+    private final Executor ptySpawns;
 
-    ProcessServiceImpl(ProcessCore core, int executeOutputLimit) {
+    /**
+     * Calls run on the transport's event loops, without a hop to an executor: a pipe-mode spawn
+     * returns as soon as the child exec'd (posix_spawn, well under a millisecond) and nothing
+     * else here blocks. PTY spawns (pty4j forks the JVM, then waits for the exec) go to
+     * {@code ptySpawns}.
+     */
+    ProcessServiceImpl(ProcessCore core, int executeOutputLimit, Executor ptySpawns) {
         this.core = core;
         this.executeOutputLimit = executeOutputLimit;
+        this.ptySpawns = ptySpawns;
     }
 
     @Override
@@ -54,6 +63,16 @@ final class ProcessServiceImpl extends ProcessServiceGrpc.ProcessServiceImplBase
                 p.killTree();
             }
         });
+        if (request.hasPty()) {
+            // pty4j forks the JVM and waits for the exec: too slow for a transport thread.
+            ptySpawns.execute(Context.current().wrap(() -> spawn(request, stream, sink, started)));
+        } else {
+            spawn(request, stream, sink, started);
+        }
+    }
+
+    private void spawn(StartRequest request, ServerCallStreamObserver<StartResponse> stream, StartStreamSink sink,
+                       AtomicReference<ManagedProcess> started) {
         ManagedProcess p;
         try {
             p = core.start(ProcessRequests.of(request));

@@ -33,6 +33,8 @@ final class IoLoop implements AutoCloseable {
     private final Memory events = new Memory((long) MAX_EVENTS * NativeIo.EPOLL_EVENT_SIZE);
     private final Memory wakeBuf = new Memory(8);
     private final Memory loopCtlEvent = new Memory(NativeIo.EPOLL_EVENT_SIZE);
+    /** Registrations come from transport threads: one event block per thread, not one per call. */
+    private static final ThreadLocal<Memory> CTL_EVENT = ThreadLocal.withInitial(() -> new Memory(NativeIo.EPOLL_EVENT_SIZE));
     /** The loop's read buffer: output is read here, then copied once into an exact-size array. */
     private final Memory readBuffer;
     private final Thread thread;
@@ -100,7 +102,7 @@ final class IoLoop implements AutoCloseable {
 
     private boolean ctl(int op, int fd, int flags) {
         // epoll_ctl copies the event; the loop reuses its block, other threads get their own.
-        Memory ev = inLoop() ? loopCtlEvent : new Memory(NativeIo.EPOLL_EVENT_SIZE);
+        Memory ev = inLoop() ? loopCtlEvent : CTL_EVENT.get();
         ev.setInt(0, flags);
         ev.setLong(4, fd);
         return NativeIo.epoll_ctl(epfd, op, fd, ev) == 0;

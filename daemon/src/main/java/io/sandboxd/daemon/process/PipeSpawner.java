@@ -1,6 +1,7 @@
 package io.sandboxd.daemon.process;
 
 import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
 import com.sun.jna.StringArray;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
@@ -26,6 +27,7 @@ final class PipeSpawner {
     private static final int ENFILE = 23;
     private static final int EMFILE = 24;
     private static final int O_RDONLY = 0;
+    private static final Memory DEV_NULL = PosixSpawn.cString("/dev/null");
 
     /** The parent's ends; {@code stdin} is -1 when the child reads /dev/null. */
     record Spawned(long pid, int stdin, int stdout, int stderr) {
@@ -75,48 +77,40 @@ final class PipeSpawner {
 
     private static long posixSpawn(LaunchPlan plan, int stdinFd, int stdoutFd, int stderrFd, String prefix)
             throws SandboxException {
-        PosixSpawn.LibC c = PosixSpawn.c();
-        Memory fa = PosixSpawn.block(PosixSpawn.FILE_ACTIONS_SIZE);
-        Memory attr = PosixSpawn.block(PosixSpawn.ATTR_SIZE);
-        Memory sigdef = PosixSpawn.block(PosixSpawn.SIGSET_SIZE);
-        Memory sigmask = PosixSpawn.block(PosixSpawn.SIGSET_SIZE);
-        check(c.posix_spawn_file_actions_init(fa), "file actions", prefix);
+        Pointer attr;
         try {
-            check(c.posix_spawnattr_init(attr), "attributes", prefix);
-            try {
-                if (stdinFd >= 0) {
-                    check(c.posix_spawn_file_actions_adddup2(fa, stdinFd, 0), "stdin", prefix);
-                } else {
-                    check(c.posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0), "stdin", prefix);
-                }
-                check(c.posix_spawn_file_actions_adddup2(fa, stdoutFd, 1), "stdout", prefix);
-                check(c.posix_spawn_file_actions_adddup2(fa, stderrFd, 2), "stderr", prefix);
-                check(c.posix_spawn_file_actions_addchdir_np(fa, plan.workingDirectory().toString()), "cwd", prefix);
-                check(c.posix_spawn_file_actions_addclosefrom_np(fa, 3), "closefrom", prefix);
-                c.sigfillset(sigdef);
-                c.sigemptyset(sigmask);
-                check(c.posix_spawnattr_setsigdefault(attr, sigdef), "signals", prefix);
-                check(c.posix_spawnattr_setsigmask(attr, sigmask), "signals", prefix);
-                check(c.posix_spawnattr_setflags(attr, (short) (PosixSpawn.POSIX_SPAWN_SETSID
-                        | PosixSpawn.POSIX_SPAWN_SETSIGDEF | PosixSpawn.POSIX_SPAWN_SETSIGMASK)), "flags", prefix);
-                String[] argv = plan.argv().toArray(String[]::new);
-                String[] envp = new String[plan.environment().size()];
-                int i = 0;
-                for (Map.Entry<String, String> e : plan.environment().entrySet()) {
-                    envp[i++] = e.getKey() + "=" + e.getValue();
-                }
-                int[] pid = new int[1];
-                int rc = c.posix_spawn(pid, plan.executable().toString(), fa, attr,
-                        new StringArray(argv, "UTF-8"), new StringArray(envp, "UTF-8"));
-                if (rc != 0) {
-                    throw spawnError(rc, plan.argv().get(0), prefix);
-                }
-                return pid[0];
-            } finally {
-                c.posix_spawnattr_destroy(attr);
+            attr = PosixSpawn.attributes();
+        } catch (IllegalStateException | ExceptionInInitializerError e) {
+            throw new SandboxException(ErrorKind.INTERNAL, prefix + ": posix_spawn attributes unavailable");
+        }
+        Memory fa = PosixSpawn.zeroed(PosixSpawn.FILE_ACTIONS_SIZE);
+        check(PosixSpawn.posix_spawn_file_actions_init(fa), "file actions", prefix);
+        try {
+            if (stdinFd >= 0) {
+                check(PosixSpawn.posix_spawn_file_actions_adddup2(fa, stdinFd, 0), "stdin", prefix);
+            } else {
+                check(PosixSpawn.posix_spawn_file_actions_addopen(fa, 0, DEV_NULL, O_RDONLY, 0), "stdin", prefix);
             }
+            check(PosixSpawn.posix_spawn_file_actions_adddup2(fa, stdoutFd, 1), "stdout", prefix);
+            check(PosixSpawn.posix_spawn_file_actions_adddup2(fa, stderrFd, 2), "stderr", prefix);
+            check(PosixSpawn.posix_spawn_file_actions_addchdir_np(fa,
+                    PosixSpawn.cString(plan.workingDirectory().toString())), "cwd", prefix);
+            check(PosixSpawn.posix_spawn_file_actions_addclosefrom_np(fa, 3), "closefrom", prefix);
+            String[] argv = plan.argv().toArray(String[]::new);
+            String[] envp = new String[plan.environment().size()];
+            int i = 0;
+            for (Map.Entry<String, String> e : plan.environment().entrySet()) {
+                envp[i++] = e.getKey() + "=" + e.getValue();
+            }
+            int[] pid = new int[1];
+            int rc = PosixSpawn.posix_spawn(pid, PosixSpawn.cString(plan.executable().toString()), fa, attr,
+                    new StringArray(argv, "UTF-8"), new StringArray(envp, "UTF-8"));
+            if (rc != 0) {
+                throw spawnError(rc, plan.argv().get(0), prefix);
+            }
+            return pid[0];
         } finally {
-            c.posix_spawn_file_actions_destroy(fa);
+            PosixSpawn.posix_spawn_file_actions_destroy(fa);
         }
     }
 
