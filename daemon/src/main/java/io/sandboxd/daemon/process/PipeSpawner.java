@@ -37,11 +37,12 @@ final class PipeSpawner {
     }
 
     /**
+     * @param attributes from {@link PosixSpawn#attributes()}
      * @param prefix the start of every error message, e.g. "failed to start command"
      * @throws SandboxException NOT_FOUND / PERMISSION_DENIED for exec errors, RESOURCE_EXHAUSTED
      *                          for descriptor or process limits, INTERNAL otherwise
      */
-    static Spawned spawn(LaunchPlan plan, boolean withStdin, String prefix) throws SandboxException {
+    static Spawned spawn(LaunchPlan plan, boolean withStdin, Pointer attributes, String prefix) throws SandboxException {
         int[] out = new int[]{-1, -1};
         int[] err = new int[]{-1, -1};
         int[] in = new int[]{-1, -1};
@@ -52,7 +53,7 @@ final class PipeSpawner {
             if (withStdin) {
                 pipe(in, prefix);
             }
-            long pid = posixSpawn(plan, in[0], out[1], err[1], prefix);
+            long pid = posixSpawn(plan, in[0], out[1], err[1], attributes, prefix);
             closeQuietly(out[1]);
             closeQuietly(err[1]);
             closeQuietly(in[0]);
@@ -75,14 +76,8 @@ final class PipeSpawner {
         }
     }
 
-    private static long posixSpawn(LaunchPlan plan, int stdinFd, int stdoutFd, int stderrFd, String prefix)
-            throws SandboxException {
-        Pointer attr;
-        try {
-            attr = PosixSpawn.attributes();
-        } catch (IllegalStateException | ExceptionInInitializerError e) {
-            throw new SandboxException(ErrorKind.INTERNAL, prefix + ": posix_spawn attributes unavailable");
-        }
+    private static long posixSpawn(LaunchPlan plan, int stdinFd, int stdoutFd, int stderrFd, Pointer attr,
+                                   String prefix) throws SandboxException {
         Memory fa = PosixSpawn.zeroed(PosixSpawn.FILE_ACTIONS_SIZE);
         check(PosixSpawn.posix_spawn_file_actions_init(fa), "file actions", prefix);
         try {

@@ -68,20 +68,19 @@ final class PosixSpawn {
     static native int sigaction(int sig, Pointer act, Pointer oldact);
 
     /**
-     * The attributes every child gets, built once and only read afterwards: its own session, an
+     * The attributes every child gets, built once per process core (at its first spawn, after the
+     * daemon's signal setup) and only read afterwards: its own session, an
      * empty signal mask, and default dispositions for the signals this daemon ignores (a daemon
      * started under {@code nohup} or with {@code &} ignores SIGHUP/SIGINT/SIGQUIT, and exec keeps
      * ignored signals ignored). Only those: glibc resets each listed signal with a syscall in the
      * child while the parent waits, and handled signals are reset by exec anyway.
      */
-    static Pointer attributes() {
-        return Attributes.ATTR;
+    static Memory attributes() {
+        return Attributes.build();
     }
 
     private static final class Attributes {
-        static final Memory ATTR = build();
-
-        private static Memory build() {
+        static Memory build() {
             Memory attr = zeroed(ATTR_SIZE);
             Memory sigdef = zeroed(SIGSET_SIZE);
             Memory mask = zeroed(SIGSET_SIZE);
@@ -100,7 +99,7 @@ final class PosixSpawn {
             check(posix_spawnattr_setsigdefault(attr, sigdef));
             check(posix_spawnattr_setsigmask(attr, mask));
             check(posix_spawnattr_setflags(attr, (short) (POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)));
-            return attr; // never destroyed: glibc's attr holds no resources, and it lives as long as the daemon
+            return attr; // never destroyed: glibc's attr holds no resources; freed with the Memory
         }
 
         private static void check(int rc) {

@@ -37,6 +37,7 @@ public final class ProcessCore implements AutoCloseable {
     private final PipeGrowth pipeGrowth = new PipeGrowth(MAX_GROWN_PIPES);
     /** Created at the first pipe-mode spawn, so a daemon that runs no process never loads JNA. */
     private volatile IoLoop loop;
+    private volatile com.sun.jna.Memory spawnAttributes;
     private final AtomicInteger nextId = new AtomicInteger();
     private final AtomicInteger live = new AtomicInteger();
     private final Map<Integer, ManagedProcess> addressable = new ConcurrentHashMap<>();
@@ -65,6 +66,7 @@ public final class ProcessCore implements AutoCloseable {
             synchronized (this) {
                 l = loop;
                 if (l == null) {
+                    spawnAttributes = PosixSpawn.attributes();
                     l = new IoLoop(chunkSize);
                     loop = l;
                 }
@@ -179,7 +181,7 @@ public final class ProcessCore implements AutoCloseable {
             String prefix = id == 0 ? "failed to execute command" : "failed to start command";
             try {
                 l = loop();
-                spawned = PipeSpawner.spawn(plan, withStdin, prefix);
+                spawned = PipeSpawner.spawn(plan, withStdin, spawnAttributes, prefix);
             } catch (LinkageError | IllegalStateException e) {
                 throw new SandboxException(ErrorKind.INTERNAL, prefix + ": process support unavailable ("
                         + e.getClass().getSimpleName() + ")");
