@@ -41,6 +41,7 @@ public final class FileStore {
     /** Distinguishes our in-flight temps from a crashed predecessor's. */
     private final String instanceId;
     private final Object[] renameLocks = new Object[64];
+    private final DirectorySync directorySync = new DirectorySync();
 
     public FileStore(SandboxRoot root) {
         this.root = root;
@@ -216,7 +217,7 @@ public final class FileStore {
                     Posix.C.renameat(r.dirFd(), Posix.cstr(tmp), r.dirFd(), Posix.cstr(r.name()));
                     renamed = true;
                 }
-                fsyncDirectory(r.dirFd());
+                fsyncDirectoryAfterRename(r.dirFd());
             } catch (LastErrorException e) {
                 throw SandboxRoot.map(e);
             } catch (IOException e) {
@@ -255,6 +256,23 @@ public final class FileStore {
         if (o.ifMatch().isPresent() && (current == null || !Etags.matches(o.ifMatch().get(), current.etag()))) {
             throw new SandboxException(ErrorKind.PRECONDITION_FAILED, "file changed or is missing (If-Match)");
         }
+    }
+
+    /**
+     * The rename is durable once the directory is fsynced. Concurrent uploads into the same
+     * directory share one fsync ({@link DirectorySync}): each still waits for an fsync that
+     * started after its own rename.
+     */
+    private void fsyncDirectoryAfterRename(int dirFd) {
+        DirectorySync.Key key;
+        try {
+            Map<String, Object> a = Files.readAttributes(Posix.fdPath(dirFd), "unix:dev,ino");
+            key = new DirectorySync.Key(((Number) a.get("dev")).longValue(), ((Number) a.get("ino")).longValue());
+        } catch (IOException | RuntimeException e) {
+            fsyncDirectory(dirFd); // cannot identify the directory: sync it alone
+            return;
+        }
+        directorySync.syncAfterRename(key, () -> fsyncDirectory(dirFd));
     }
 
     private static void fsyncDirectory(int dirFd) {
