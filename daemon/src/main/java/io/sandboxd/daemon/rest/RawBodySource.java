@@ -12,13 +12,16 @@ import java.nio.ByteBuffer;
 
 /**
  * The request body as the file's content (CONTRACT §2.4), read as Jetty's own network buffers
- * (no copy into a byte[] as the servlet stream would make) and gathered into one large direct
- * buffer, so the file gets a few large writes instead of one per network read. Bounded: one
- * buffer per upload; a body that trickles is cut off ({@link MinimumRate}).
+ * (no copy into a byte[] as the servlet stream would make). Large chunks go to the file as they
+ * are; small ones are gathered into one large direct buffer, so the file gets a few large writes
+ * instead of one per network read. Bounded: one buffer per upload; a body that trickles is cut
+ * off ({@link MinimumRate}).
  */
 final class RawBodySource implements ContentSource {
     /** Read size of the multipart parser's stream. */
     static final int CHUNK = 64 * 1024;
+    /** A network chunk at least this large is written as is rather than gathered. */
+    static final int DIRECT_WRITE = 32 * 1024;
     private final Content.Source body;
     private final DirectBuffers buffers;
     private final MinimumRate rate;
@@ -45,6 +48,9 @@ final class RawBodySource implements ContentSource {
                     }
                     ByteBuffer in = chunk.getByteBuffer();
                     received(in.remaining());
+                    if (out.position() == 0 && in.remaining() >= DIRECT_WRITE) {
+                        sink.write(in); // already large: straight to the file, no copy
+                    }
                     while (in.hasRemaining()) {
                         if (!out.hasRemaining()) {
                             drain(out, sink);

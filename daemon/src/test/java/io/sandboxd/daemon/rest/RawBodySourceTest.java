@@ -56,6 +56,23 @@ class RawBodySourceTest {
     }
 
     @Test
+    void largeChunksGoToTheFileAsTheyAre() throws Exception {
+        AsyncContent body = new AsyncContent();
+        body.write(false, ByteBuffer.wrap(new byte[100]), Callback.NOOP);
+        body.write(false, ByteBuffer.allocateDirect(RawBodySource.DIRECT_WRITE), Callback.NOOP);
+        body.write(false, ByteBuffer.allocateDirect(RawBodySource.DIRECT_WRITE + 1), Callback.NOOP);
+        body.write(true, ByteBuffer.wrap(new byte[7]), Callback.NOOP);
+        List<Integer> writes = new ArrayList<>();
+        new RawBodySource(body, new DirectBuffers(1 << 20, 1), new MinimumRate()).writeTo(buf -> {
+            writes.add(buf.remaining());
+            buf.position(buf.limit());
+        });
+        // the small first chunk is gathered with the next (the buffer was not empty), the third
+        // goes as is, the last small one is flushed at the end
+        assertThat(writes).containsExactly(100 + RawBodySource.DIRECT_WRITE, RawBodySource.DIRECT_WRITE + 1, 7);
+    }
+
+    @Test
     void aFailedBodyIsAClientErrorAndNothingMoreIsWritten() {
         AsyncContent body = new AsyncContent();
         body.write(false, ByteBuffer.wrap(new byte[10]), Callback.NOOP);
