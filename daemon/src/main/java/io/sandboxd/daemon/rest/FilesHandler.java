@@ -42,6 +42,8 @@ final class FilesHandler {
      */
     private static final int TRANSFER_BUFFER = 256 * 1024;
     private static final int RETAINED_BUFFERS = 4;
+    /** From this size on, file content is sent from memory-mapped windows ({@link MappedWindows}). */
+    private static final long MAP_AT_LEAST = MappedWindows.WINDOW;
 
     private final FileStore store;
     private final DirectBuffers buffers = new DirectBuffers(TRANSFER_BUFFER, RETAINED_BUFFERS);
@@ -124,10 +126,18 @@ final class FilesHandler {
             return;
         }
         OutputStream out = ctx.res().getOutputStream();
+        long pos = first;
+        long remaining = length;
+        if (out instanceof HttpOutput jetty && remaining >= MAP_AT_LEAST && MappedWindows.available()) {
+            // all but the tail mapped; the tail (under one window) goes through a buffer below, so
+            // Jetty never aggregates (copies in Java) bytes of a mapping
+            long mapped = remaining - remaining % MappedWindows.WINDOW;
+            MappedWindows.send(f.channel(), pos, mapped, jetty::write);
+            pos += mapped;
+            remaining -= mapped;
+        }
         ByteBuffer buf = buffers.acquire();
         try {
-            long pos = first;
-            long remaining = length;
             while (remaining > 0) {
                 buf.clear();
                 if (remaining < buf.capacity()) {

@@ -48,7 +48,10 @@ final class RawBodySource implements ContentSource {
                     }
                     ByteBuffer in = chunk.getByteBuffer();
                     received(in.remaining());
-                    if (out.position() == 0 && in.remaining() >= DIRECT_WRITE) {
+                    if (in.remaining() >= DIRECT_WRITE) {
+                        if (out.position() > 0) {
+                            drain(out, sink); // keeps the file's byte order
+                        }
                         sink.write(in); // already large: straight to the file, no copy
                     }
                     while (in.hasRemaining()) {

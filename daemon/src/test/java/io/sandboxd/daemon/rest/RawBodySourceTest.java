@@ -67,9 +67,9 @@ class RawBodySourceTest {
             writes.add(buf.remaining());
             buf.position(buf.limit());
         });
-        // the small first chunk is gathered with the next (the buffer was not empty), the third
-        // goes as is, the last small one is flushed at the end
-        assertThat(writes).containsExactly(100 + RawBodySource.DIRECT_WRITE, RawBodySource.DIRECT_WRITE + 1, 7);
+        // the small first chunk is flushed before the large ones, which go as they are; the last
+        // small one is flushed at the end
+        assertThat(writes).containsExactly(100, RawBodySource.DIRECT_WRITE, RawBodySource.DIRECT_WRITE + 1, 7);
     }
 
     @Test
