@@ -1,9 +1,10 @@
 package io.sandboxd.daemon.fs;
 
 import com.sun.jna.LastErrorException;
-import com.sun.jna.Library;
 import com.sun.jna.Native;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
@@ -14,23 +15,35 @@ import java.nio.file.Path;
  * kernel resolves that magic link to the very inode we opened, not to a name.
  */
 final class Posix {
-    interface LibC extends Library {
-        int openat(int dirfd, byte[] path, int flags, int mode) throws LastErrorException;
+    /**
+     * libc through JNA direct mapping: a plain JNI call, several times cheaper than an interface
+     * proxy (reflection and argument conversion on every call), which showed in profiles of small
+     * file requests. Errors still arrive as {@link LastErrorException} with errno.
+     */
+    static final class C {
+        static {
+            Native.register("c");
+        }
 
-        int close(int fd) throws LastErrorException;
+        private C() {
+        }
 
-        int mkdirat(int dirfd, byte[] path, int mode) throws LastErrorException;
+        static native int openat(int dirfd, byte[] path, int flags, int mode) throws LastErrorException;
 
-        int unlinkat(int dirfd, byte[] path, int flags) throws LastErrorException;
+        static native int close(int fd) throws LastErrorException;
 
-        int renameat(int olddirfd, byte[] oldpath, int newdirfd, byte[] newpath) throws LastErrorException;
+        static native int mkdirat(int dirfd, byte[] path, int mode) throws LastErrorException;
 
-        long readlinkat(int dirfd, byte[] path, byte[] buf, long bufsiz) throws LastErrorException;
+        static native int unlinkat(int dirfd, byte[] path, int flags) throws LastErrorException;
 
-        int fchmod(int fd, int mode) throws LastErrorException;
+        static native int renameat(int olddirfd, byte[] oldpath, int newdirfd, byte[] newpath) throws LastErrorException;
+
+        static native long readlinkat(int dirfd, byte[] path, byte[] buf, long bufsiz) throws LastErrorException;
+
+        static native int fchmod(int fd, int mode) throws LastErrorException;
+
+        static native int statx(int dirfd, byte[] path, int flags, int mask, byte[] statxbuf) throws LastErrorException;
     }
-
-    static final LibC C = Native.load("c", LibC.class);
 
     private static final boolean ARM = System.getProperty("os.arch", "").startsWith("aarch64")
             || System.getProperty("os.arch", "").startsWith("arm");
@@ -45,6 +58,15 @@ final class Posix {
     static final int O_CLOEXEC = 02000000;
     static final int O_PATH = 010000000;
     static final int AT_REMOVEDIR = 0x200;
+    static final int AT_SYMLINK_NOFOLLOW = 0x100;
+    static final int STATX_TYPE = 0x1;
+
+    static final int S_IFMT = 0170000;
+    static final int S_IFDIR = 0040000;
+    static final int S_IFLNK = 0120000;
+    /** struct statx is the same on every architecture: 256 bytes, stx_mode a u16 at offset 28. */
+    private static final int STATX_SIZE = 256;
+    private static final int STX_MODE = 28;
 
     static final int EPERM = 1;
     static final int ENOENT = 2;
@@ -87,6 +109,16 @@ final class Posix {
                 // nothing useful to do: the descriptor is gone either way
             }
         }
+    }
+
+    /**
+     * The file type bits ({@code S_IFMT}) of {@code name} in {@code dirfd}, not following a final
+     * symlink; ENOENT and other errors as {@link LastErrorException}.
+     */
+    static int typeAt(int dirfd, String name) throws LastErrorException {
+        byte[] buf = new byte[STATX_SIZE];
+        C.statx(dirfd, cstr(name), AT_SYMLINK_NOFOLLOW, STATX_TYPE, buf);
+        return ByteBuffer.wrap(buf).order(ByteOrder.nativeOrder()).getShort(STX_MODE) & S_IFMT;
     }
 
     /** @return the link's target, or null when {@code name} is not a symbolic link */
