@@ -89,17 +89,17 @@ public final class FileStore {
             throw SandboxRoot.map(e);
         }
         try {
-            Path p = Posix.fdPath(fd);
-            Map<String, Object> a = attributes(p, true);
-            int type = (Integer) a.get("mode") & S_IFMT;
-            if (type == S_IFDIR) {
+            Posix.Stat st = Posix.stat(fd);
+            if (st.type() == S_IFDIR) {
                 return null;
             }
-            if (type != S_IFREG) {
+            if (st.type() != S_IFREG) {
                 throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "not a regular file or directory");
             }
-            FileChannel ch = FileChannel.open(p, StandardOpenOption.READ);
-            return new ReadResult.File(new OpenFile(ch, info(a)));
+            FileChannel ch = FileChannel.open(Posix.fdPath(fd), StandardOpenOption.READ);
+            return new ReadResult.File(new OpenFile(ch, info(st)));
+        } catch (LastErrorException e) {
+            throw SandboxRoot.map(e);
         } catch (NoSuchFileException e) {
             throw SandboxRoot.notFound();
         } catch (IOException e) {
@@ -161,10 +161,15 @@ public final class FileStore {
     }
 
     private static FileInfo info(Map<String, Object> a) {
-        long size = (Long) a.get("size");
-        FileTime mtime = (FileTime) a.get("lastModifiedTime");
-        Instant m = mtime.toInstant();
-        long ino = ((Number) a.get("ino")).longValue();
+        Instant m = ((FileTime) a.get("lastModifiedTime")).toInstant();
+        return info(((Number) a.get("ino")).longValue(), (Long) a.get("size"), m);
+    }
+
+    private static FileInfo info(Posix.Stat st) {
+        return info(st.ino(), st.size(), Instant.ofEpochSecond(st.mtimeSeconds(), st.mtimeNanos()));
+    }
+
+    private static FileInfo info(long ino, long size, Instant m) {
         long nanos = m.getEpochSecond() * 1_000_000_000L + m.getNano();
         String etag = "\"" + Long.toHexString(ino) + "-" + Long.toHexString(size) + "-" + Long.toHexString(nanos) + "\"";
         return new FileInfo(size, m, etag);
@@ -266,9 +271,9 @@ public final class FileStore {
     private void fsyncDirectoryAfterRename(int dirFd) {
         DirectorySync.Key key;
         try {
-            Map<String, Object> a = Files.readAttributes(Posix.fdPath(dirFd), "unix:dev,ino");
-            key = new DirectorySync.Key(((Number) a.get("dev")).longValue(), ((Number) a.get("ino")).longValue());
-        } catch (IOException | RuntimeException e) {
+            Posix.Stat st = Posix.stat(dirFd);
+            key = new DirectorySync.Key(st.dev(), st.ino());
+        } catch (LastErrorException e) {
             fsyncDirectory(dirFd); // cannot identify the directory: sync it alone
             return;
         }
