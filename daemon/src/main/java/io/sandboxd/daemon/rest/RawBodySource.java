@@ -22,6 +22,8 @@ final class RawBodySource implements ContentSource {
     static final int CHUNK = 64 * 1024;
     /** A network chunk at least this large is written as is rather than gathered. */
     static final int DIRECT_WRITE = 32 * 1024;
+    /** How much of a body is still read (and dropped) after the file write failed. */
+    static final long DISCARD_LIMIT = 64L << 20;
     private final Content.Source body;
     private final DirectBuffers buffers;
     private final MinimumRate rate;
@@ -34,6 +36,46 @@ final class RawBodySource implements ContentSource {
 
     @Override
     public void writeTo(Sink sink) throws IOException, SandboxException {
+        try {
+            copy(sink);
+        } catch (IOException e) {
+            // the file side failed (e.g. disk full): read and drop the rest of the body, so the
+            // client finishes sending and reads our 507 instead of a reset connection
+            discardRest();
+            throw e;
+        }
+    }
+
+    /** Bounded: at most {@link #DISCARD_LIMIT} bytes and only while the body keeps the minimum rate. */
+    private void discardRest() {
+        long discarded = 0;
+        try {
+            while (discarded <= DISCARD_LIMIT) {
+                Content.Chunk chunk = body.read();
+                if (chunk == null) {
+                    awaitContent();
+                    continue;
+                }
+                try {
+                    if (Content.Chunk.isFailure(chunk)) {
+                        return;
+                    }
+                    int n = chunk.remaining();
+                    discarded += n;
+                    received(n);
+                    if (chunk.isLast()) {
+                        return;
+                    }
+                } finally {
+                    chunk.release();
+                }
+            }
+        } catch (SandboxException e) {
+            // too slow or cut short: Jetty closes the connection
+        }
+    }
+
+    private void copy(Sink sink) throws IOException, SandboxException {
         ByteBuffer out = buffers.acquire();
         try {
             while (true) {

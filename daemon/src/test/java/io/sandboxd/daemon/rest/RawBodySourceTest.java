@@ -73,6 +73,19 @@ class RawBodySourceTest {
     }
 
     @Test
+    void whenTheFileSideFailsTheRestOfTheBodyIsReadSoTheClientGetsTheAnswer() {
+        AsyncContent body = new AsyncContent();
+        for (int i = 0; i < 10; i++) {
+            body.write(false, ByteBuffer.allocate(RawBodySource.DIRECT_WRITE), Callback.NOOP);
+        }
+        body.close();
+        assertThatThrownBy(() -> new RawBodySource(body, new DirectBuffers(4096, 1), new MinimumRate()).writeTo(buf -> {
+            throw new IOException("No space left on device");
+        })).isInstanceOf(IOException.class).hasMessageContaining("No space");
+        assertThat(body.read().isLast()).as("everything was consumed").isTrue();
+    }
+
+    @Test
     void aFailedBodyIsAClientErrorAndNothingMoreIsWritten() {
         AsyncContent body = new AsyncContent();
         body.write(false, ByteBuffer.wrap(new byte[10]), Callback.NOOP);
