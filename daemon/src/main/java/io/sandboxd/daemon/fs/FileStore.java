@@ -41,6 +41,7 @@ public final class FileStore {
     /** Distinguishes our in-flight temps from a crashed predecessor's. */
     private final String instanceId;
     private final Object[] renameLocks = new Object[64];
+    private final DirectorySync directorySync = new DirectorySync();
 
     public FileStore(SandboxRoot root) {
         this.root = root;
@@ -88,17 +89,17 @@ public final class FileStore {
             throw SandboxRoot.map(e);
         }
         try {
-            Path p = Posix.fdPath(fd);
-            Map<String, Object> a = attributes(p, true);
-            int type = (Integer) a.get("mode") & S_IFMT;
-            if (type == S_IFDIR) {
+            Posix.Stat st = Posix.stat(fd);
+            if (st.type() == S_IFDIR) {
                 return null;
             }
-            if (type != S_IFREG) {
+            if (st.type() != S_IFREG) {
                 throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "not a regular file or directory");
             }
-            FileChannel ch = FileChannel.open(p, StandardOpenOption.READ);
-            return new ReadResult.File(new OpenFile(ch, info(a)));
+            FileChannel ch = FileChannel.open(Posix.fdPath(fd), StandardOpenOption.READ);
+            return new ReadResult.File(new OpenFile(ch, info(st)));
+        } catch (LastErrorException e) {
+            throw SandboxRoot.map(e);
         } catch (NoSuchFileException e) {
             throw SandboxRoot.notFound();
         } catch (IOException e) {
@@ -160,10 +161,15 @@ public final class FileStore {
     }
 
     private static FileInfo info(Map<String, Object> a) {
-        long size = (Long) a.get("size");
-        FileTime mtime = (FileTime) a.get("lastModifiedTime");
-        Instant m = mtime.toInstant();
-        long ino = ((Number) a.get("ino")).longValue();
+        Instant m = ((FileTime) a.get("lastModifiedTime")).toInstant();
+        return info(((Number) a.get("ino")).longValue(), (Long) a.get("size"), m);
+    }
+
+    private static FileInfo info(Posix.Stat st) {
+        return info(st.ino(), st.size(), Instant.ofEpochSecond(st.mtimeSeconds(), st.mtimeNanos()));
+    }
+
+    private static FileInfo info(long ino, long size, Instant m) {
         long nanos = m.getEpochSecond() * 1_000_000_000L + m.getNano();
         String etag = "\"" + Long.toHexString(ino) + "-" + Long.toHexString(size) + "-" + Long.toHexString(nanos) + "\"";
         return new FileInfo(size, m, etag);
@@ -216,7 +222,7 @@ public final class FileStore {
                     Posix.C.renameat(r.dirFd(), Posix.cstr(tmp), r.dirFd(), Posix.cstr(r.name()));
                     renamed = true;
                 }
-                fsyncDirectory(r.dirFd());
+                fsyncDirectoryAfterRename(r.dirFd());
             } catch (LastErrorException e) {
                 throw SandboxRoot.map(e);
             } catch (IOException e) {
@@ -255,6 +261,23 @@ public final class FileStore {
         if (o.ifMatch().isPresent() && (current == null || !Etags.matches(o.ifMatch().get(), current.etag()))) {
             throw new SandboxException(ErrorKind.PRECONDITION_FAILED, "file changed or is missing (If-Match)");
         }
+    }
+
+    /**
+     * The rename is durable once the directory is fsynced. Concurrent uploads into the same
+     * directory share one fsync ({@link DirectorySync}): each still waits for an fsync that
+     * started after its own rename.
+     */
+    private void fsyncDirectoryAfterRename(int dirFd) {
+        DirectorySync.Key key;
+        try {
+            Posix.Stat st = Posix.stat(dirFd);
+            key = new DirectorySync.Key(st.dev(), st.ino());
+        } catch (LastErrorException e) {
+            fsyncDirectory(dirFd); // cannot identify the directory: sync it alone
+            return;
+        }
+        directorySync.syncAfterRename(key, () -> fsyncDirectory(dirFd));
     }
 
     private static void fsyncDirectory(int dirFd) {

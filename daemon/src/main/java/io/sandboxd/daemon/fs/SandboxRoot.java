@@ -173,6 +173,24 @@ public final class SandboxRoot implements AutoCloseable {
                     Resolved r = handOff(fds, names, seg, true);
                     return r;
                 }
+                if (last) {
+                    // Most targets are files: one statx tells so, where the probes below would
+                    // fail twice (ENOTDIR, then EINVAL from readlinkat), each failure a Java
+                    // exception. The use is as racy-safe as before: it is relative to the
+                    // directory we hold and opens the name with O_NOFOLLOW.
+                    int type;
+                    try {
+                        type = Posix.typeAt(top, seg);
+                    } catch (LastErrorException e) {
+                        if (e.getErrorCode() == Posix.ENOENT) {
+                            return handOff(fds, names, seg, false);
+                        }
+                        type = -1; // the probes below report it as they always did
+                    }
+                    if (type >= 0 && type != Posix.S_IFDIR && type != Posix.S_IFLNK) {
+                        return handOff(fds, names, seg, true);
+                    }
+                }
                 int fd;
                 try {
                     fd = Posix.openat(top, seg, Posix.O_PATH | Posix.O_NOFOLLOW | Posix.O_DIRECTORY);

@@ -41,7 +41,6 @@ public final class RequestLog {
         }
         StringBuilder sb = new StringBuilder(160);
         String ts = Instant.now().toString();
-        double ms = durationNanos / 1_000_000.0;
         if (format == LogFormat.JSON) {
             sb.append("{\"ts\":\"").append(ts).append("\",\"transport\":\"").append(transport)
               .append("\",\"method\":");
@@ -50,8 +49,9 @@ public final class RequestLog {
             JsonText.appendString(sb, target);
             sb.append(",\"status\":");
             JsonText.appendString(sb, status);
-            sb.append(",\"duration_ms\":").append(String.format("%.3f", ms))
-              .append(",\"bytes_in\":").append(bytesIn)
+            sb.append(",\"duration_ms\":");
+            appendMillis(sb, durationNanos);
+            sb.append(",\"bytes_in\":").append(bytesIn)
               .append(",\"bytes_out\":").append(bytesOut).append('}');
         } else {
             sb.append(ts).append(' ').append(transport).append(' ');
@@ -60,11 +60,23 @@ public final class RequestLog {
             appendEscaped(sb, target);
             sb.append(" status=");
             appendEscaped(sb, status);
-            sb.append(" duration_ms=").append(String.format("%.3f", ms))
-              .append(" bytes_in=").append(bytesIn)
+            sb.append(" duration_ms=");
+            appendMillis(sb, durationNanos);
+            sb.append(" bytes_in=").append(bytesIn)
               .append(" bytes_out=").append(bytesOut);
         }
         out.println(sb);
+    }
+
+    /** Milliseconds with three decimals, as {@code %.3f} would print them, without a Formatter per line. */
+    static void appendMillis(StringBuilder sb, long nanos) {
+        long micros = (Math.max(nanos, 0) + 500) / 1000;
+        long frac = micros % 1000;
+        sb.append(micros / 1000).append('.');
+        if (frac < 100) {
+            sb.append(frac < 10 ? "00" : "0");
+        }
+        sb.append(frac);
     }
 
     static void appendEscaped(StringBuilder sb, String s) {

@@ -14,8 +14,11 @@ import io.sandboxd.daemon.fs.OpenFile;
 import io.sandboxd.daemon.fs.ReadResult;
 import io.sandboxd.daemon.fs.WriteOptions;
 
+import org.eclipse.jetty.ee10.servlet.HttpOutput;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.server.Request;
+
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -33,9 +36,17 @@ final class FilesHandler {
     private static final Pattern MODE = Pattern.compile("^0[0-7]{3}$");
     private static final Pattern SHA256_HEX = Pattern.compile("^[0-9a-fA-F]{64}$");
     private static final Pattern CONTENT_DIGEST_SHA256 = Pattern.compile("(?:^|,)\\s*sha-256=:([A-Za-z0-9+/=]+):\\s*(?:,|$)");
-    private static final int COPY_BUFFER = 64 * 1024;
+    /**
+     * File content moves through these: 256 KiB per read or write system call, direct so the
+     * JDK makes no copy of its own; a few are kept for the next requests (~1 MiB).
+     */
+    private static final int TRANSFER_BUFFER = 256 * 1024;
+    private static final int RETAINED_BUFFERS = 4;
+    /** From this size on, file content is sent from memory-mapped windows ({@link MappedWindows}). */
+    private static final long MAP_AT_LEAST = MappedWindows.WINDOW;
 
     private final FileStore store;
+    private final DirectBuffers buffers = new DirectBuffers(TRANSFER_BUFFER, RETAINED_BUFFERS);
 
     FilesHandler(FileStore store) {
         this.store = store;
@@ -115,24 +126,50 @@ final class FilesHandler {
             return;
         }
         OutputStream out = ctx.res().getOutputStream();
-        byte[] buf = new byte[COPY_BUFFER];
-        ByteBuffer bb = ByteBuffer.wrap(buf);
         long pos = first;
         long remaining = length;
-        while (remaining > 0) {
-            bb.clear();
-            if (remaining < buf.length) {
-                bb.limit((int) remaining);
+        if (out instanceof HttpOutput jetty && remaining >= MAP_AT_LEAST && MappedWindows.available()) {
+            // all but the tail mapped; the tail (under one window) goes through a buffer below, so
+            // Jetty never aggregates (copies in Java) bytes of a mapping
+            long mapped = remaining - remaining % MappedWindows.WINDOW;
+            MappedWindows.send(f.channel(), pos, mapped, jetty::write);
+            pos += mapped;
+            remaining -= mapped;
+        }
+        ByteBuffer buf = buffers.acquire();
+        try {
+            while (remaining > 0) {
+                buf.clear();
+                if (remaining < buf.capacity()) {
+                    buf.limit((int) remaining);
+                }
+                int n = f.channel().read(buf, pos);
+                if (n < 0) {
+                    break; // truncated underneath us: the client sees a short body and fails on Content-Length
+                }
+                buf.flip();
+                write(out, buf);
+                pos += n;
+                remaining -= n;
             }
-            int n = f.channel().read(bb, pos);
-            if (n < 0) {
-                break; // truncated underneath us: the client sees a short body and fails on Content-Length
-            }
-            out.write(buf, 0, n);
-            pos += n;
-            remaining -= n;
+        } finally {
+            buffers.release(buf);
         }
         out.flush();
+    }
+
+    /**
+     * Jetty's servlet stream takes a ByteBuffer as is (a blocking write straight to the socket,
+     * no aggregation copy); any other stream gets bytes copied out.
+     */
+    private static void write(OutputStream out, ByteBuffer buf) throws IOException {
+        if (out instanceof HttpOutput jetty) {
+            jetty.write(buf);
+            return;
+        }
+        byte[] b = new byte[buf.remaining()];
+        buf.get(b);
+        out.write(b);
     }
 
     private static boolean ifRangeHolds(String ifRange, FileInfo info, Instant lastModified) {
@@ -182,12 +219,20 @@ final class FilesHandler {
         }
         WriteOptions options = new WriteOptions(mode, digest, Optional.ofNullable(ctx.header("If-Match")), ifNoneMatchAny);
         String boundary = MultipartFileSource.formDataBoundary(ctx.header("Content-Type"));
-        InputStream body = new MinimumRateInputStream(ctx.req().getInputStream());
         ContentSource source = boundary != null
-                ? new MultipartFileSource(body, boundary)
-                : new RawBodySource(body);
+                ? new MultipartFileSource(new MinimumRateInputStream(ctx.req().getInputStream()), boundary)
+                : new RawBodySource(coreRequest(ctx), buffers, new MinimumRate());
         store.write(path, source, options);
         noContent(ctx);
+    }
+
+    /** Jetty's own request under the servlet API: its body reads hand out the network buffers. */
+    private static Request coreRequest(Context ctx) {
+        ServletContextRequest r = ServletContextRequest.getServletContextRequest(ctx.req());
+        if (r == null) {
+            throw new IllegalStateException("not running on Jetty's servlet container");
+        }
+        return r;
     }
 
     /** 204 carries no body, so no Content-Type either (Javalin presets text/plain). */

@@ -3,30 +3,148 @@ package io.sandboxd.daemon.rest;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.ContentSource;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.util.Blocker;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 
-/** The request body as the file's content, streamed in 64 KiB chunks (CONTRACT §2.4). */
+/**
+ * The request body as the file's content (CONTRACT §2.4), read as Jetty's own network buffers
+ * (no copy into a byte[] as the servlet stream would make). Large chunks go to the file as they
+ * are; small ones are gathered into one large direct buffer, so the file gets a few large writes
+ * instead of one per network read. Bounded: one buffer per upload; a body that trickles is cut
+ * off ({@link MinimumRate}).
+ */
 final class RawBodySource implements ContentSource {
+    /** Read size of the multipart parser's stream. */
     static final int CHUNK = 64 * 1024;
-    private final InputStream in;
+    /** A network chunk at least this large is written as is rather than gathered. */
+    static final int DIRECT_WRITE = 32 * 1024;
+    /** How much of a body is still read (and dropped) after the file write failed. */
+    static final long DISCARD_LIMIT = 64L << 20;
+    private final Content.Source body;
+    private final DirectBuffers buffers;
+    private final MinimumRate rate;
 
-    RawBodySource(InputStream in) {
-        this.in = in;
+    RawBodySource(Content.Source body, DirectBuffers buffers, MinimumRate rate) {
+        this.body = body;
+        this.buffers = buffers;
+        this.rate = rate;
     }
 
     @Override
     public void writeTo(Sink sink) throws IOException, SandboxException {
-        byte[] buf = new byte[CHUNK];
-        while (true) {
-            int n = read(in, buf);
-            if (n < 0) {
-                return;
-            }
-            sink.write(ByteBuffer.wrap(buf, 0, n));
+        try {
+            copy(sink);
+        } catch (IOException e) {
+            // the file side failed (e.g. disk full): read and drop the rest of the body, so the
+            // client finishes sending and reads our 507 instead of a reset connection
+            discardRest();
+            throw e;
         }
+    }
+
+    /** Bounded: at most {@link #DISCARD_LIMIT} bytes and only while the body keeps the minimum rate. */
+    private void discardRest() {
+        long discarded = 0;
+        try {
+            while (discarded <= DISCARD_LIMIT) {
+                Content.Chunk chunk = body.read();
+                if (chunk == null) {
+                    awaitContent();
+                    continue;
+                }
+                try {
+                    if (Content.Chunk.isFailure(chunk)) {
+                        return;
+                    }
+                    int n = chunk.remaining();
+                    discarded += n;
+                    received(n);
+                    if (chunk.isLast()) {
+                        return;
+                    }
+                } finally {
+                    chunk.release();
+                }
+            }
+        } catch (SandboxException e) {
+            // too slow or cut short: Jetty closes the connection
+        }
+    }
+
+    private void copy(Sink sink) throws IOException, SandboxException {
+        ByteBuffer out = buffers.acquire();
+        try {
+            while (true) {
+                Content.Chunk chunk = body.read();
+                if (chunk == null) {
+                    awaitContent();
+                    continue;
+                }
+                try {
+                    if (Content.Chunk.isFailure(chunk)) {
+                        throw cutShort();
+                    }
+                    ByteBuffer in = chunk.getByteBuffer();
+                    received(in.remaining());
+                    if (in.remaining() >= DIRECT_WRITE) {
+                        if (out.position() > 0) {
+                            drain(out, sink); // keeps the file's byte order
+                        }
+                        sink.write(in); // already large: straight to the file, no copy
+                    }
+                    while (in.hasRemaining()) {
+                        if (!out.hasRemaining()) {
+                            drain(out, sink);
+                        }
+                        int n = Math.min(in.remaining(), out.remaining());
+                        out.put(out.position(), in, in.position(), n);
+                        out.position(out.position() + n);
+                        in.position(in.position() + n);
+                    }
+                    if (chunk.isLast()) {
+                        break;
+                    }
+                } finally {
+                    chunk.release();
+                }
+            }
+            if (out.position() > 0) {
+                drain(out, sink);
+            }
+        } finally {
+            buffers.release(out);
+        }
+    }
+
+    private static void drain(ByteBuffer out, Sink sink) throws IOException {
+        out.flip();
+        sink.write(out);
+        out.clear();
+    }
+
+    private void awaitContent() throws SandboxException {
+        try (Blocker.Runnable ready = Blocker.runnable()) {
+            body.demand(ready);
+            ready.block();
+        } catch (IOException e) {
+            throw cutShort();
+        }
+    }
+
+    private void received(int n) throws SandboxException {
+        try {
+            rate.received(n);
+        } catch (MinimumRateInputStream.TooSlow e) {
+            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, e.getMessage());
+        }
+    }
+
+    private static SandboxException cutShort() {
+        return new SandboxException(ErrorKind.INVALID_ARGUMENT, "request body was cut short; nothing was written");
     }
 
     /** A client that stops sending is a client error, never a 5xx. */
@@ -36,7 +154,7 @@ final class RawBodySource implements ContentSource {
         } catch (MinimumRateInputStream.TooSlow e) {
             throw new SandboxException(ErrorKind.INVALID_ARGUMENT, e.getMessage());
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "request body was cut short; nothing was written");
+            throw cutShort();
         }
     }
 }

@@ -8,6 +8,7 @@ import io.sandboxd.daemon.logging.RequestLog;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -44,6 +45,44 @@ final class RestTelemetry implements org.eclipse.jetty.server.RequestLog {
         };
     }
 
+    /** The meters of one (route, method, status): looked up once, not rebuilt per request. */
+    private record Meters(Timer requests, DistributionSummary requestBody, DistributionSummary responseBody,
+                          Counter errors) {
+    }
+
+    /** Bounded: routes, methods and statuses are all small fixed sets. */
+    private final ConcurrentHashMap<String, Meters> meters = new ConcurrentHashMap<>();
+
+    private Meters meters(String route, String method, int status) {
+        String key = route + ' ' + method + ' ' + status;
+        Meters m = meters.get(key);
+        if (m == null) {
+            m = meters.computeIfAbsent(key, k -> register(route, method, status));
+        }
+        return m;
+    }
+
+    private Meters register(String route, String method, int status) {
+        String statusText = Integer.toString(status);
+        Timer requests = Timer.builder("sandboxd.http.server.requests")
+                .description("REST requests by route, method and status")
+                .tags("route", route, "method", method, "status", statusText)
+                .register(registry);
+        DistributionSummary in = DistributionSummary.builder("sandboxd.http.server.request.body")
+                .description("Request body bytes received").baseUnit("bytes")
+                .tags("route", route, "method", method)
+                .register(registry);
+        DistributionSummary out = DistributionSummary.builder("sandboxd.http.server.response.body")
+                .description("Response body bytes sent").baseUnit("bytes")
+                .tags("route", route, "method", method)
+                .register(registry);
+        Counter errors = status < 400 ? null : Counter.builder("sandboxd.http.server.errors")
+                .description("REST responses with status >= 400")
+                .tags("route", route, "status", statusText)
+                .register(registry);
+        return new Meters(requests, in, out, errors);
+    }
+
     @Override
     public void log(Request request, Response response) {
         String path = request.getHttpURI().getPath();
@@ -53,25 +92,13 @@ final class RestTelemetry implements org.eclipse.jetty.server.RequestLog {
         long nanos = System.nanoTime() - request.getBeginNanoTime();
         long in = Request.getContentBytesRead(request);
         long out = Response.getContentBytesWritten(response);
-        String statusText = Integer.toString(status);
-        Timer.builder("sandboxd.http.server.requests")
-                .description("REST requests by route, method and status")
-                .tags("route", route, "method", method, "status", statusText)
-                .register(registry).record(nanos, TimeUnit.NANOSECONDS);
-        DistributionSummary.builder("sandboxd.http.server.request.body")
-                .description("Request body bytes received").baseUnit("bytes")
-                .tags("route", route, "method", method)
-                .register(registry).record(in);
-        DistributionSummary.builder("sandboxd.http.server.response.body")
-                .description("Response body bytes sent").baseUnit("bytes")
-                .tags("route", route, "method", method)
-                .register(registry).record(out);
-        if (status >= 400) {
-            Counter.builder("sandboxd.http.server.errors")
-                    .description("REST responses with status >= 400")
-                    .tags("route", route, "status", statusText)
-                    .register(registry).increment();
+        Meters m = meters(route, method, status);
+        m.requests().record(nanos, TimeUnit.NANOSECONDS);
+        m.requestBody().record(in);
+        m.responseBody().record(out);
+        if (m.errors() != null) {
+            m.errors().increment();
         }
-        log.log("rest", request.getMethod(), path == null ? "" : path, statusText, nanos, in, out);
+        log.log("rest", request.getMethod(), path == null ? "" : path, Integer.toString(status), nanos, in, out);
     }
 }
