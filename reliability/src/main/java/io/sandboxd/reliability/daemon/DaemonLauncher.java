@@ -68,7 +68,6 @@ public final class DaemonLauncher {
             // exec keeps the pid, so /proc observations see the JVM itself.
             cmd.addAll(List.of("sh", "-c", "ulimit -n " + spec.openFileLimit().get() + " && exec \"$@\"", "sh"));
         }
-        cmd.addAll(resetIgnoredSignals());
         cmd.addAll(javaCmd);
 
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
@@ -85,28 +84,6 @@ public final class DaemonLauncher {
             daemon.kill();
             throw e;
         }
-    }
-
-    /**
-     * A disposition of SIG_IGN survives exec: if this JVM was started from a background job
-     * (which ignores SIGINT and SIGQUIT), the daemon and every child it spawns would ignore
-     * SIGINT too, and SendSignal(SIGINT) would have no effect. A Pod starts the daemon with
-     * default dispositions; restore them so the tests see what a Pod sees.
-     */
-    static List<String> resetIgnoredSignals() {
-        long ignored = 0;
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("SigIgn:")) {
-                    ignored = Long.parseUnsignedLong(line.substring(7).trim(), 16);
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            return List.of();
-        }
-        boolean intOrQuit = (ignored & ((1L << (2 - 1)) | (1L << (3 - 1)))) != 0;
-        return intOrQuit && Files.isExecutable(Path.of("/usr/bin/env"))
-                ? List.of("/usr/bin/env", "--default-signal=INT,QUIT") : List.of();
     }
 
     private static void awaitReady(RunningDaemon d) throws IOException {
