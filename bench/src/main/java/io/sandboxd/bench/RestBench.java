@@ -32,12 +32,26 @@ final class RestBench {
         }
     }
 
-    /** MB/s of PUT of {@code file}, one value per run; every PUT replaces the same remote file. */
+    /**
+     * MB/s of PUT of {@code file}, one value per run. Like the cp+sync baseline, each run writes a
+     * new file: the previous one is deleted and dirty pages are flushed ({@code sync}) before the
+     * clock starts (otherwise every run would also pay for freeing the replaced 1 GiB).
+     */
     double[] putFile(Path file, int runs) throws IOException {
         long bytes = Files.size(file);
         double[] out = new double[runs];
         try (MiniHttp h = client()) {
             for (int i = 0; i < runs; i++) {
+                MiniHttp.Response d = h.exchangeDelete(prefix + "/big.bin");
+                if (d.status() != 204 && d.status() != 404) {
+                    throw new IOException("DELETE big file before a PUT run: HTTP " + d.status());
+                }
+                try {
+                    LocalBaselines.timeShell("sync");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted", e);
+                }
                 long t = System.nanoTime();
                 MiniHttp.Response r = h.putFile(prefix + "/big.bin", file);
                 double s = (System.nanoTime() - t) / 1e9;

@@ -2,12 +2,10 @@ package io.sandboxd.daemon.process;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
-import com.sun.jna.StringArray;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 
 import java.io.IOException;
-import java.util.Map;
 
 /**
  * Spawns a pipe-mode process with posix_spawn: its own session (pid == pgid == sid), every signal
@@ -78,34 +76,30 @@ final class PipeSpawner {
 
     private static long posixSpawn(LaunchPlan plan, int stdinFd, int stdoutFd, int stderrFd, Pointer attr,
                                    String prefix) throws SandboxException {
-        Memory fa = PosixSpawn.zeroed(PosixSpawn.FILE_ACTIONS_SIZE);
+        SpawnScratch scratch = SpawnScratch.forThisThread();
+        scratch.layout(plan);
+        long fa = scratch.fileActionsAddress();
         check(PosixSpawn.posix_spawn_file_actions_init(fa), "file actions", prefix);
         try {
             if (stdinFd >= 0) {
                 check(PosixSpawn.posix_spawn_file_actions_adddup2(fa, stdinFd, 0), "stdin", prefix);
             } else {
-                check(PosixSpawn.posix_spawn_file_actions_addopen(fa, 0, DEV_NULL, O_RDONLY, 0), "stdin", prefix);
+                check(PosixSpawn.posix_spawn_file_actions_addopen(fa, 0, Pointer.nativeValue(DEV_NULL), O_RDONLY, 0),
+                        "stdin", prefix);
             }
             check(PosixSpawn.posix_spawn_file_actions_adddup2(fa, stdoutFd, 1), "stdout", prefix);
             check(PosixSpawn.posix_spawn_file_actions_adddup2(fa, stderrFd, 2), "stderr", prefix);
-            check(PosixSpawn.posix_spawn_file_actions_addchdir_np(fa,
-                    PosixSpawn.cString(plan.workingDirectory().toString())), "cwd", prefix);
+            check(PosixSpawn.posix_spawn_file_actions_addchdir_np(fa, scratch.cwd), "cwd", prefix);
             check(PosixSpawn.posix_spawn_file_actions_addclosefrom_np(fa, 3), "closefrom", prefix);
-            String[] argv = plan.argv().toArray(String[]::new);
-            String[] envp = new String[plan.environment().size()];
-            int i = 0;
-            for (Map.Entry<String, String> e : plan.environment().entrySet()) {
-                envp[i++] = e.getKey() + "=" + e.getValue();
-            }
             int[] pid = new int[1];
-            int rc = PosixSpawn.posix_spawn(pid, PosixSpawn.cString(plan.executable().toString()), fa, attr,
-                    new StringArray(argv, "UTF-8"), new StringArray(envp, "UTF-8"));
+            int rc = PosixSpawn.posix_spawn(pid, scratch.executable, fa, Pointer.nativeValue(attr), scratch.argv, scratch.envp);
             if (rc != 0) {
                 throw spawnError(rc, plan.argv().get(0), prefix);
             }
             return pid[0];
         } finally {
             PosixSpawn.posix_spawn_file_actions_destroy(fa);
+            scratch.release();
         }
     }
 

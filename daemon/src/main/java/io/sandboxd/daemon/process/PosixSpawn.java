@@ -39,19 +39,20 @@ final class PosixSpawn {
     private PosixSpawn() {
     }
 
-    static native int posix_spawn(int[] pid, Pointer path, Pointer fileActions, Pointer attr, Pointer argv, Pointer envp);
+    // The per-spawn calls take raw addresses (SpawnScratch): no JNA object per call.
+    static native int posix_spawn(int[] pid, long path, long fileActions, long attr, long argv, long envp);
 
-    static native int posix_spawn_file_actions_init(Pointer fa);
+    static native int posix_spawn_file_actions_init(long fa);
 
-    static native int posix_spawn_file_actions_destroy(Pointer fa);
+    static native int posix_spawn_file_actions_destroy(long fa);
 
-    static native int posix_spawn_file_actions_adddup2(Pointer fa, int fd, int newFd);
+    static native int posix_spawn_file_actions_adddup2(long fa, int fd, int newFd);
 
-    static native int posix_spawn_file_actions_addopen(Pointer fa, int fd, Pointer path, int oflag, int mode);
+    static native int posix_spawn_file_actions_addopen(long fa, int fd, long path, int oflag, int mode);
 
-    static native int posix_spawn_file_actions_addchdir_np(Pointer fa, Pointer path);
+    static native int posix_spawn_file_actions_addchdir_np(long fa, long path);
 
-    static native int posix_spawn_file_actions_addclosefrom_np(Pointer fa, int from);
+    static native int posix_spawn_file_actions_addclosefrom_np(long fa, int from);
 
     static native int posix_spawnattr_init(Pointer attr);
 
