@@ -132,6 +132,24 @@ class PipeProcessTest {
     }
 
     @Test
+    void largeAndNonAsciiArgumentsAndEnvironmentArriveIntact() throws Exception {
+        String big = "x".repeat(5000);
+        String[] argv = new String[102];
+        argv[0] = "/bin/echo";
+        for (int i = 1; i < argv.length; i++) {
+            argv[i] = i == 1 ? "grüße-✓" : big;
+        }
+        ExecuteResult r = core.execute(new ProcessRequest(List.of(argv), Map.of("BIG", big), null, null), 1 << 20)
+                .result().get(30, TimeUnit.SECONDS);
+        String expected = "grüße-✓" + (" " + big).repeat(100) + "\n";
+        assertThat(new String(r.stdout(), StandardCharsets.UTF_8)).isEqualTo(expected);
+        // the next spawn on the same thread reuses a fresh scratch block correctly
+        ExecuteResult env = core.execute(new ProcessRequest(List.of("/bin/sh", "-c", "printf %s \"$V\""),
+                Map.of("V", "ünï"), null, null), 100).result().get(30, TimeUnit.SECONDS);
+        assertThat(new String(env.stdout(), StandardCharsets.UTF_8)).isEqualTo("ünï");
+    }
+
+    @Test
     void childrenInheritOnlyStdio() throws Exception {
         // ls opens the directory it lists as fd 3; nothing else may be open
         ExecuteResult r = execute("/bin/ls", "/proc/self/fd");
