@@ -8,6 +8,9 @@ import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.daemon.process.OutputKind;
 import io.sandboxd.daemon.process.OutputSink;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Adapts a Start response stream to the core's {@link OutputSink}. Flow control: pumps wait in
  * {@link #awaitDemand()} until the transport {@code isReady()}, woken by the on-ready handler,
@@ -18,9 +21,8 @@ final class StartStreamSink implements OutputSink {
     private final ServerCallStreamObserver<StartResponse> stream;
     private boolean cancelled;
     private boolean ended;
-    /** Demand callbacks of sources waiting (one per output pipe: stdout, stderr). */
-    private Runnable pendingDemand;
-    private Runnable pendingDemand2;
+    /** Demand callbacks of sources waiting (at most one per output pipe: stdout, stderr). */
+    private final List<Runnable> pendingDemand = new ArrayList<>(2);
 
     StartStreamSink(ServerCallStreamObserver<StartResponse> stream) {
         this.stream = stream;
@@ -43,21 +45,16 @@ final class StartStreamSink implements OutputSink {
     }
 
     private void wake() {
-        Runnable a;
-        Runnable b;
+        List<Runnable> ready;
         synchronized (this) {
             notifyAll();
-            a = pendingDemand;
-            b = pendingDemand2;
-            pendingDemand = null;
-            pendingDemand2 = null;
+            if (pendingDemand.isEmpty()) {
+                return;
+            }
+            ready = List.copyOf(pendingDemand);
+            pendingDemand.clear();
         }
-        if (a != null) {
-            a.run();
-        }
-        if (b != null) {
-            b.run();
-        }
+        ready.forEach(Runnable::run);
     }
 
     synchronized void init(int processId) {
@@ -82,13 +79,7 @@ final class StartStreamSink implements OutputSink {
             // isReady() is read under the lock the on-ready handler takes, so a transition
             // between this check and the registration still finds the callback.
             if (!cancelled && !ended && !stream.isReady()) {
-                if (pendingDemand == null) {
-                    pendingDemand = callback;
-                } else if (pendingDemand2 == null) {
-                    pendingDemand2 = callback;
-                } else {
-                    throw new IllegalStateException("more than two sources waiting for demand");
-                }
+                pendingDemand.add(callback);
                 return;
             }
         }
@@ -124,8 +115,7 @@ final class StartStreamSink implements OutputSink {
         }
         ended = true;
         notifyAll();
-        pendingDemand = null;
-        pendingDemand2 = null;
+        pendingDemand.clear();
         if (cancelled) {
             return;
         }

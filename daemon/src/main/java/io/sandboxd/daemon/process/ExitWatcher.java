@@ -40,7 +40,7 @@ final class ExitWatcher implements IoLoop.Handler {
                 loop.register(fd, new ExitWatcher(loop, (int) pid, fd, onExit));
                 return;
             }
-            if (fd == -NativeIo.ENOSYS || fd == -1 /* EPERM */) {
+            if (fd == -NativeIo.ENOSYS || fd == -NativeIo.EPERM) {
                 pidfdUsable = false;
             }
         }

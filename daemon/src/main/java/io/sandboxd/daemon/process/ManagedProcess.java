@@ -175,28 +175,28 @@ public final class ManagedProcess {
     /** SIGTERM to the group (shutdown), unless everything already ended. */
     void terminate() {
         if (!finished.isDone()) {
-            signalGroup(Posix.SIGTERM);
+            signalGroup(NativeIo.SIGTERM);
         }
     }
 
     /** SIGKILL to the group: cancel, deadline, shutdown. Covers children still holding output. */
     public void killTree() {
         if (!finished.isDone()) {
-            signalGroup(Posix.SIGKILL);
+            signalGroup(NativeIo.SIGKILL);
         }
     }
 
     private void signalGroup(int signal) {
         try {
-            if (!Posix.killGroup(pid, signal) && Posix.errno() == Posix.ESRCH && !leaderExited) {
+            if (!NativeIo.killGroup(pid, signal) && NativeIo.errno() == NativeIo.ESRCH && !leaderExited) {
                 // Right after spawn the child may not have called setsid() yet, so its group does
                 // not exist. It cannot have forked before that either: the leader alone is the tree.
-                Posix.killPid(pid, signal);
+                NativeIo.killPid(pid, signal);
             }
         } catch (LinkageError e) {
             // libc via JNA unavailable (e.g. a noexec temp dir): the JDK can still end the tree it
             // can see. Only a fallback: it misses children that already left the tree.
-            if (signal == Posix.SIGKILL || signal == Posix.SIGTERM) {
+            if (signal == NativeIo.SIGKILL || signal == NativeIo.SIGTERM) {
                 ProcessHandle.of(pid).ifPresent(h -> {
                     h.descendants().forEach(ProcessHandle::destroyForcibly);
                     h.destroyForcibly();

@@ -5,16 +5,30 @@ import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 
 /**
- * The libc calls on the hot path of pipe-mode processes (read, epoll, pidfd, waitpid), bound with
- * JNA direct mapping: a direct call costs about as much as a JNI call, where an interface-mapped
- * call goes through a reflective proxy. errno is read with {@link #errno()} right after a call
- * on the same thread (JNA preserves it per thread).
+ * The libc calls of the process core that the JDK does not offer (raw fd I/O, epoll, pidfd,
+ * waitpid, group signals, PTY window size), bound with JNA direct mapping: a direct call costs
+ * about as much as a JNI call, where an interface-mapped call goes through a reflective proxy.
+ * errno is read with {@link #errno()} right after a call on the same thread (JNA preserves it per
+ * thread). JNA is loaded on first use.
  */
 final class NativeIo {
+    static final int SIGINT = 2;
+    static final int SIGKILL = 9;
+    static final int SIGTERM = 15;
+
+    static final int EPERM = 1;
+    static final int ESRCH = 3;
     static final int EINTR = 4;
-    static final int EAGAIN = 11;
+    static final int EIO = 5;
     static final int ECHILD = 10;
+    static final int EAGAIN = 11;
     static final int ENOSYS = 38;
+
+    static final short POLLIN = 0x001;
+    static final short POLLOUT = 0x004;
+
+    static final int O_RDWR = 02;
+    static final int O_NOCTTY = 0400;
 
     static final int O_NONBLOCK = 04000;
     static final int O_CLOEXEC = 02000000;
@@ -37,6 +51,7 @@ final class NativeIo {
     static final int WNOHANG = 1;
 
     private static final long SYS_PIDFD_OPEN = 434;
+    private static final long TIOCSWINSZ = 0x5414;
 
     static {
         Native.register(NativeIo.class, NativeLibrary.getInstance("c"));
@@ -50,7 +65,21 @@ final class NativeIo {
 
     static native long write(int fd, long buf, long count);
 
+    /** PTY master I/O into heap arrays (small terminal reads; JNA copies the array). */
+    static native long read(int fd, byte[] buf, long count);
+
+    static native long write(int fd, byte[] buf, long count);
+
     static native int close(int fd);
+
+    static native int open(String path, int flags);
+
+    /** struct pollfd {int fd; short events; short revents;} laid out as int pairs. */
+    static native int poll(int[] fds, long nfds, int timeoutMillis);
+
+    static native int kill(int pid, int sig);
+
+    static native int ioctl(int fd, long request, short[] winsize);
 
     static native int pipe2(int[] fds, int flags);
 
@@ -76,6 +105,29 @@ final class NativeIo {
     static int pidfdOpen(long pid) {
         long fd = syscall(SYS_PIDFD_OPEN, pid, 0);
         return fd >= 0 ? (int) fd : -errno();
+    }
+
+    /** Signals every member of a process group; ESRCH (group already gone) is not an error. */
+    static boolean killGroup(long pgid, int sig) {
+        if (pgid <= 1) {
+            throw new IllegalArgumentException("refusing to signal group " + pgid);
+        }
+        return kill((int) -pgid, sig) == 0;
+    }
+
+    static boolean killPid(long pid, int sig) {
+        if (pid <= 1) {
+            throw new IllegalArgumentException("refusing to signal pid " + pid);
+        }
+        return kill((int) pid, sig) == 0;
+    }
+
+    /** TIOCSWINSZ on a PTY master; the kernel sends SIGWINCH to the foreground group. */
+    static void setWindowSize(int masterFd, TerminalSize size) throws java.io.IOException {
+        short[] ws = {(short) size.rows(), (short) size.cols(), 0, 0};
+        if (ioctl(masterFd, TIOCSWINSZ, ws) != 0) {
+            throw new java.io.IOException("TIOCSWINSZ failed: errno " + errno());
+        }
     }
 
     static void setNonBlocking(int fd) throws java.io.IOException {

@@ -17,8 +17,8 @@ final class PtyPump extends OutputPump {
     PtyPump(int master, OutputSink sink, int chunkSize, ProcessMetrics metrics) throws IOException {
         super(OutputKind.STDOUT, sink, chunkSize, metrics);
         this.master = master;
-        if (Posix.c().pipe2(wake, Posix.O_CLOEXEC | Posix.O_NONBLOCK) != 0) {
-            throw new IOException("pipe2 failed: errno " + Posix.errno());
+        if (NativeIo.pipe2(wake, NativeIo.O_CLOEXEC | NativeIo.O_NONBLOCK) != 0) {
+            throw new IOException("pipe2 failed: errno " + NativeIo.errno());
         }
     }
 
@@ -28,13 +28,13 @@ final class PtyPump extends OutputPump {
     }
 
     private int readWithin(byte[] buf, int off, int len, int timeoutMillis) throws IOException {
-        int[] fds = {master, Posix.POLLIN, wake[0], Posix.POLLIN};
+        int[] fds = {master, NativeIo.POLLIN, wake[0], NativeIo.POLLIN};
         while (true) {
-            fds[1] = Posix.POLLIN;
-            fds[3] = Posix.POLLIN;
-            int r = Posix.c().poll(fds, 2, timeoutMillis);
+            fds[1] = NativeIo.POLLIN;
+            fds[3] = NativeIo.POLLIN;
+            int r = NativeIo.poll(fds, 2, timeoutMillis);
             if (r < 0) {
-                if (Posix.errno() == Posix.EINTR) {
+                if (NativeIo.errno() == NativeIo.EINTR) {
                     continue;
                 }
                 return -1;
@@ -49,7 +49,7 @@ final class PtyPump extends OutputPump {
                 continue;
             }
             byte[] target = off == 0 ? buf : new byte[len];
-            long n = Posix.c().read(master, target, len);
+            long n = NativeIo.read(master, target, len);
             if (n > 0) {
                 if (target != buf) {
                     System.arraycopy(target, 0, buf, off, (int) n);
@@ -59,8 +59,8 @@ final class PtyPump extends OutputPump {
             if (n == 0) {
                 return -1;
             }
-            int e = Posix.errno();
-            if (e == Posix.EINTR || e == Posix.EAGAIN) {
+            int e = NativeIo.errno();
+            if (e == NativeIo.EINTR || e == NativeIo.EAGAIN) {
                 continue;
             }
             return -1; // EIO: every slave fd is closed and the buffer is drained
@@ -69,16 +69,16 @@ final class PtyPump extends OutputPump {
 
     @Override
     int available() throws IOException {
-        int[] fds = {master, Posix.POLLIN};
-        int r = Posix.c().poll(fds, 1, 0);
-        return r > 0 && ((fds[1] >>> 16) & Posix.POLLIN) != 0 ? 1 : 0;
+        int[] fds = {master, NativeIo.POLLIN};
+        int r = NativeIo.poll(fds, 1, 0);
+        return r > 0 && ((fds[1] >>> 16) & NativeIo.POLLIN) != 0 ? 1 : 0;
     }
 
     @Override
     void stop() {
         synchronized (wakeLock) {
             if (!released) {
-                Posix.c().write(wake[1], new byte[1], 1);
+                NativeIo.write(wake[1], new byte[1], 1);
             }
         }
     }
@@ -88,8 +88,8 @@ final class PtyPump extends OutputPump {
         synchronized (wakeLock) {
             if (!released) {
                 released = true;
-                Posix.c().close(wake[0]);
-                Posix.c().close(wake[1]);
+                NativeIo.close(wake[0]);
+                NativeIo.close(wake[1]);
             }
         }
     }

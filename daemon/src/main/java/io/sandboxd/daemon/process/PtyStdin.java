@@ -20,10 +20,10 @@ final class PtyStdin extends StdinChannel {
         int off = 0;
         while (off < data.length) {
             byte[] part = off == 0 ? data : Arrays.copyOfRange(data, off, data.length);
-            long n = Posix.c().write(fd, part, part.length);
+            long n = NativeIo.write(fd, part, part.length);
             if (n < 0) {
-                int e = Posix.errno();
-                if (e == Posix.EINTR || e == Posix.EAGAIN) {
+                int e = NativeIo.errno();
+                if (e == NativeIo.EINTR || e == NativeIo.EAGAIN) {
                     waitWritable(fd);
                     continue;
                 }
@@ -34,8 +34,8 @@ final class PtyStdin extends StdinChannel {
     }
 
     private static void waitWritable(int fd) {
-        int[] fds = {fd, Posix.POLLOUT};
-        Posix.c().poll(fds, 1, 1000);
+        int[] fds = {fd, NativeIo.POLLOUT};
+        NativeIo.poll(fds, 1, 1000);
     }
 
     @Override

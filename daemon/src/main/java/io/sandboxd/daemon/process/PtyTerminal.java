@@ -32,10 +32,10 @@ final class PtyTerminal {
         Pty pty = new Pty(false);
         int slave = -1;
         try {
-            Posix.setWindowSize(pty.getMasterFD(), plan.terminal());
-            slave = Posix.c().open(pty.getSlaveName(), Posix.O_RDWR | Posix.O_NOCTTY | Posix.O_CLOEXEC);
+            NativeIo.setWindowSize(pty.getMasterFD(), plan.terminal());
+            slave = NativeIo.open(pty.getSlaveName(), NativeIo.O_RDWR | NativeIo.O_NOCTTY | NativeIo.O_CLOEXEC);
             if (slave < 0) {
-                throw new IOException("cannot open terminal: errno " + Posix.errno());
+                throw new IOException("cannot open terminal: errno " + NativeIo.errno());
             }
             List<String> cmd = new ArrayList<>(plan.argv());
             cmd.set(0, plan.executable().toString());
@@ -47,7 +47,7 @@ final class PtyTerminal {
             return new PtyTerminal(pty, p, slave);
         } catch (IOException | RuntimeException | Error e) {
             if (slave >= 0) {
-                Posix.c().close(slave);
+                NativeIo.close(slave);
             }
             try {
                 pty.close();
@@ -72,12 +72,12 @@ final class PtyTerminal {
     }
 
     void resize(TerminalSize size) throws IOException {
-        Posix.setWindowSize(masterFd, size);
+        NativeIo.setWindowSize(masterFd, size);
     }
 
     synchronized void closeSlave() {
         if (slaveFd >= 0) {
-            Posix.c().close(slaveFd);
+            NativeIo.close(slaveFd);
             slaveFd = -1;
         }
     }
@@ -106,12 +106,12 @@ final class PtyTerminal {
         if (pipe == null || pipe[0] < 0) {
             return;
         }
-        int[] fds = {pipe[0], Posix.POLLIN};
+        int[] fds = {pipe[0], NativeIo.POLLIN};
         long end = System.nanoTime() + 5_000_000_000L;
         while (System.nanoTime() - end < 0) {
-            fds[1] = Posix.POLLIN;
-            int r = Posix.c().poll(fds, 1, 100);
-            if (r > 0 || (r < 0 && Posix.errno() != Posix.EINTR)) {
+            fds[1] = NativeIo.POLLIN;
+            int r = NativeIo.poll(fds, 1, 100);
+            if (r > 0 || (r < 0 && NativeIo.errno() != NativeIo.EINTR)) {
                 return;
             }
         }

@@ -31,7 +31,7 @@ final class SessionSweeper {
                 }
                 long sid = sessionOf(p);
                 if (sid > 1 && sessionIds.contains(sid)) {
-                    if (Posix.killPid(pid, Posix.SIGKILL)) {
+                    if (NativeIo.killPid(pid, NativeIo.SIGKILL)) {
                         killed++;
                     }
                 }

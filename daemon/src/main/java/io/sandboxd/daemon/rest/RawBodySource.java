@@ -51,11 +51,7 @@ final class RawBodySource implements ContentSource {
         long discarded = 0;
         try {
             while (discarded <= DISCARD_LIMIT) {
-                Content.Chunk chunk = body.read();
-                if (chunk == null) {
-                    awaitContent();
-                    continue;
-                }
+                Content.Chunk chunk = nextChunk();
                 try {
                     if (Content.Chunk.isFailure(chunk)) {
                         return;
@@ -75,15 +71,22 @@ final class RawBodySource implements ContentSource {
         }
     }
 
+    /** The next chunk of the body, waiting (at the minimum rate) while none is there. */
+    private Content.Chunk nextChunk() throws SandboxException {
+        while (true) {
+            Content.Chunk chunk = body.read();
+            if (chunk != null) {
+                return chunk;
+            }
+            awaitContent();
+        }
+    }
+
     private void copy(Sink sink) throws IOException, SandboxException {
         ByteBuffer out = buffers.acquire();
         try {
             while (true) {
-                Content.Chunk chunk = body.read();
-                if (chunk == null) {
-                    awaitContent();
-                    continue;
-                }
+                Content.Chunk chunk = nextChunk();
                 try {
                     if (Content.Chunk.isFailure(chunk)) {
                         throw cutShort();
