@@ -115,7 +115,7 @@ final class BenchOptions {
     }
 
     int executeN() {
-        return quick ? 60 : 300;
+        return quick ? 60 : 2000;
     }
 
     /**

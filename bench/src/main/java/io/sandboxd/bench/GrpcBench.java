@@ -105,6 +105,32 @@ final class GrpcBench implements Closeable {
         return out;
     }
 
+    /**
+     * Round trip of the cheapest call of the same service: SendSignal to a process id that does
+     * not exist (NOT_FOUND; any status is an answer). What the transport and both gRPC stacks
+     * cost before any process is involved, to set Execute's latency against.
+     */
+    double[] noopLatency(int warmup, int n) {
+        ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(main);
+        SendSignalRequest req = SendSignalRequest.newBuilder().setProcessId(Integer.MAX_VALUE)
+                .setSignal(Signal.SIGNAL_SIGTERM).build();
+        double[] out = new double[n];
+        for (int i = -warmup; i < n; i++) {
+            long t = System.nanoTime();
+            try {
+                stub.withDeadlineAfter(30, TimeUnit.SECONDS).sendSignal(req);
+            } catch (StatusRuntimeException e) {
+                if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
+                    throw e;
+                }
+            }
+            if (i >= 0) {
+                out[i] = (System.nanoTime() - t) / 1e6;
+            }
+        }
+        return out;
+    }
+
     /** Execute(/bin/true) per second with {@code clients} concurrent blocking clients, one rate per window. */
     double[] executeRates(int clients, int windows, long windowMs) throws InterruptedException {
         AtomicLong ops = new AtomicLong();

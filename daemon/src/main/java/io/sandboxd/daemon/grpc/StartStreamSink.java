@@ -14,8 +14,8 @@ import java.util.List;
 /**
  * Adapts a Start response stream to the core's {@link OutputSink}. Flow control: pumps wait in
  * {@link #awaitDemand()} until the transport {@code isReady()}, woken by the on-ready handler,
- * so a slow client stalls its process instead of growing the heap. Output buffers are handed
- * over without a copy ({@code unsafeWrap}: the pump never reuses an array it passed on).
+ * so a slow client stalls its process instead of growing the heap. Output goes from the lent
+ * read buffer straight into the transport's buffer (see {@link #onOutput}).
  */
 final class StartStreamSink implements OutputSink {
     private final ServerCallStreamObserver<StartResponse> stream;
@@ -94,6 +94,11 @@ final class StartStreamSink implements OutputSink {
         return !cancelled && !ended;
     }
 
+    /**
+     * Wraps the lent array without a copy: {@code onNext} serialises the message into the
+     * transport's buffer before it returns (grpc-java's MessageFramer writes the payload in the
+     * calling thread), so the source may reuse the array afterwards.
+     */
     @Override
     public synchronized void onOutput(OutputKind kind, byte[] data, int length) {
         if (cancelled || ended) {

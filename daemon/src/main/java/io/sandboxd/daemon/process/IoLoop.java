@@ -35,8 +35,10 @@ final class IoLoop implements AutoCloseable {
     private final Memory loopCtlEvent = new Memory(NativeIo.EPOLL_EVENT_SIZE);
     /** Registrations come from transport threads: one event block per thread, not one per call. */
     private static final ThreadLocal<Memory> CTL_EVENT = ThreadLocal.withInitial(() -> new Memory(NativeIo.EPOLL_EVENT_SIZE));
-    /** The loop's read buffer: output is read here, then copied once into an exact-size array. */
+    /** The loop's read buffer: output is read here, then copied into {@link #heapChunk}. */
     private final Memory readBuffer;
+    /** Lent to sinks chunk after chunk (see OutputSink#onOutput); grows to the largest chunk seen. */
+    private byte[] heapChunk = new byte[0];
     private final Thread thread;
     private volatile boolean closed;
 
@@ -60,6 +62,15 @@ final class IoLoop implements AutoCloseable {
     /** Only for handlers on the loop thread. */
     Memory readBuffer() {
         return readBuffer;
+    }
+
+    /** A heap array of at least {@code length} bytes, reused by every read; loop thread only. */
+    byte[] heapChunk(int length) {
+        if (heapChunk.length < length) {
+            // Small chunks stay small; the first large one takes the whole read buffer at once.
+            heapChunk = new byte[length <= LargeChunkBudget.BASE ? LargeChunkBudget.BASE : readBufferSize()];
+        }
+        return heapChunk;
     }
 
     int readBufferSize() {

@@ -1,6 +1,5 @@
 package io.sandboxd.daemon.process;
 
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -65,8 +64,7 @@ abstract class OutputPump implements Runnable, OutputSource {
     }
 
     final void pumpLoop() {
-        int cap = Math.min(INITIAL_BUFFER, chunkSize);
-        byte[] buf = new byte[cap];
+        byte[] buf = new byte[Math.min(INITIAL_BUFFER, chunkSize)];
         int len = 0;
         boolean discard = false;
         long postGrace = 0;
@@ -107,21 +105,15 @@ abstract class OutputPump implements Runnable, OutputSource {
                     break;
                 }
                 metrics.bytes(kind, len);
-                boolean full = len == buf.length;
-                if (len >= buf.length / 2) {
-                    sink.onOutput(kind, buf, len);
-                    if (full && cap < chunkSize) {
-                        cap = Math.min(chunkSize, cap * 2);
-                    }
-                    buf = new byte[cap];
-                } else {
-                    sink.onOutput(kind, Arrays.copyOf(buf, len), len);
+                sink.onOutput(kind, buf, len); // lent: the next read reuses buf
+                if (len == buf.length && buf.length < chunkSize) {
+                    buf = new byte[Math.min(chunkSize, buf.length * 2)];
                 }
                 len = 0;
             }
             if (len > 0 && !discard && !done.isDone()) {
                 metrics.bytes(kind, len);
-                sink.onOutput(kind, Arrays.copyOf(buf, len), len);
+                sink.onOutput(kind, buf, len);
             }
         } catch (java.io.IOException e) {
             // closed under us (grace or teardown): the output ends here

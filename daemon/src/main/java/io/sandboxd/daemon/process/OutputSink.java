@@ -32,7 +32,11 @@ public interface OutputSink {
         return !isClosed();
     }
 
-    /** Takes ownership of {@code data[0, length)}; the caller never touches the array again. */
+    /**
+     * Delivers {@code data[0, length)}. The array is lent for the duration of the call only: the
+     * source reuses it for its next read (one buffer per I/O loop or pump instead of a new,
+     * zeroed array per chunk), so a sink that keeps bytes copies them before returning.
+     */
     void onOutput(OutputKind kind, byte[] data, int length);
 
     /** Called once, after every byte of output was handed to {@link #onOutput}. */

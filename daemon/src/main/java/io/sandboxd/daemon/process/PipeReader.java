@@ -135,7 +135,7 @@ final class PipeReader implements IoLoop.Handler, OutputSource {
         if (sink.isClosed()) {
             return; // the consumer left: drain so the writer is not blocked until it is killed
         }
-        byte[] data = new byte[len];
+        byte[] data = loop.heapChunk(len);
         loop.readBuffer().read(0, data, 0, len);
         metrics.bytes(kind, len);
         sink.onOutput(kind, data, len);

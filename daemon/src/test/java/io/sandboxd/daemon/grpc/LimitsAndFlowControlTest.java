@@ -98,6 +98,36 @@ class LimitsAndFlowControlTest {
         }
     }
 
+    /**
+     * The I/O loop lends one read buffer to every chunk of every stream: each chunk must reach the
+     * client as it was read, not as the next read overwrote it. Distinct content on both pipes at
+     * once, through full 256 KiB chunks and a grown pipe, and an Execute next to it.
+     */
+    @Test
+    void outputArrivesByteExactThroughTheReusedReadBuffer() throws Exception {
+        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> c.withLimits(256 * 1024, c.executeOutputLimit(), c.maxProcesses()))) {
+            StartCollector c = new StartCollector();
+            d.async().start(StartRequest.newBuilder().setConfig(cmd("sh", "-c",
+                    "seq 1 600000 >&2 & seq 1 1500000; wait")).build(), c);
+            ExecuteResponse r = d.blocking().execute(ExecuteRequest.newBuilder()
+                    .setConfig(cmd("sh", "-c", "seq 1 20000; seq 5 9 >&2")).build());
+            assertThat(c.await().isOk()).isTrue();
+            assertThat(c.stdout()).isEqualTo(seq(1_500_000));
+            assertThat(c.stderr()).isEqualTo(seq(600_000));
+            assertThat(c.events.stream().filter(e -> e.getStdout().size() > 64 * 1024)).isNotEmpty();
+            assertThat(r.getStdout().toStringUtf8()).isEqualTo(seq(20_000));
+            assertThat(r.getStderr().toStringUtf8()).isEqualTo("5\n6\n7\n8\n9\n");
+        }
+    }
+
+    private static String seq(int n) {
+        StringBuilder sb = new StringBuilder(n * 8);
+        for (int i = 1; i <= n; i++) {
+            sb.append(i).append('\n');
+        }
+        return sb.toString();
+    }
+
     /** A client that does not read stalls its process (the pipe fills) instead of growing the heap. */
     @Test
     void aSlowClientBackpressuresItsProcess() throws Exception {
