@@ -14,17 +14,29 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        // Jetty/Javalin chatter would drown the one-line-per-request log; warnings still show
-        System.setProperty("org.slf4j.simpleLogger.log.org.eclipse.jetty",
-                System.getProperty("org.slf4j.simpleLogger.log.org.eclipse.jetty", "warn"));
-        System.setProperty("org.slf4j.simpleLogger.log.io.javalin",
-                System.getProperty("org.slf4j.simpleLogger.log.io.javalin", "warn"));
-        // Netty 4.2 registers its buffer-allocator JFR event types when the JDK has JFR, even with
-        // no recording running: ~50 ms of the first call and ~1.7 MiB of JFR metadata classes.
-        System.setProperty("io.netty.jfr.enabled", System.getProperty("io.netty.jfr.enabled", "false"));
+        defaultSystemProperties();
         JettyTuning.skipPlatformMBeanServer();
         StartupPreloader preloader = wantsHelpOrVersion(args) ? StartupPreloader.none() : StartupPreloader.start();
         System.exit(run(args, System.getenv(), preloader));
+    }
+
+    /** Library settings the daemon wants unless the operator set them (-D wins). */
+    static void defaultSystemProperties() {
+        // Jetty/Javalin chatter would drown the one-line-per-request log; warnings still show
+        setDefault("org.slf4j.simpleLogger.log.org.eclipse.jetty", "warn");
+        setDefault("org.slf4j.simpleLogger.log.io.javalin", "warn");
+        // Netty 4.2 registers its buffer-allocator JFR event types when the JDK has JFR, even with
+        // no recording running: ~50 ms of the first call and ~1.7 MiB of JFR metadata classes.
+        setDefault("io.netty.jfr.enabled", "false");
+        // Netty's default leak detector records a stack trace for one buffer in 128 (a full stack
+        // walk on the request path); a debugging aid, opt-in with -Dio.netty.leakDetection.level.
+        setDefault("io.netty.leakDetection.level", "disabled");
+    }
+
+    private static void setDefault(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
     }
 
     /** --help/--version print and exit: no warm-up for them. */

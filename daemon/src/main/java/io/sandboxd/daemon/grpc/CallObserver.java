@@ -12,9 +12,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sandboxd.daemon.logging.RequestLog;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The outermost interceptor: one log line per RPC (method, status, duration, message bytes in and
@@ -23,6 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class CallObserver implements ServerInterceptor {
     private final RequestLog log;
     private final MeterRegistry registry;
+    /** Timers by method, indexed by status code: no meter id built and looked up per call. */
+    private final Map<String, AtomicReferenceArray<Timer>> timers = new ConcurrentHashMap<>();
 
     CallObserver(RequestLog log, MeterRegistry registry) {
         this.log = log;
@@ -85,9 +90,21 @@ final class CallObserver implements ServerInterceptor {
         long nanos = System.nanoTime() - started;
         String code = status.getCode().name();
         log.log("grpc", kind, method, code, nanos, in, out);
-        Timer.builder("sandboxd.grpc.server.duration")
-                .description("gRPC call latency by method and status")
-                .tag("method", method).tag("status", code)
-                .register(registry).record(nanos, TimeUnit.NANOSECONDS);
+        timer(method, status.getCode()).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private Timer timer(String method, Status.Code code) {
+        AtomicReferenceArray<Timer> byCode = timers.computeIfAbsent(method,
+                m -> new AtomicReferenceArray<>(Status.Code.values().length));
+        Timer t = byCode.get(code.ordinal());
+        if (t == null) {
+            // A race registers the same meter twice: the registry returns the existing one.
+            t = Timer.builder("sandboxd.grpc.server.duration")
+                    .description("gRPC call latency by method and status")
+                    .tag("method", method).tag("status", code.name())
+                    .register(registry);
+            byCode.set(code.ordinal(), t);
+        }
+        return t;
     }
 }

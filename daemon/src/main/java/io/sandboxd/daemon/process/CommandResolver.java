@@ -4,10 +4,11 @@ import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.SandboxRoot;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.util.HashMap;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Map;
 
@@ -22,10 +23,12 @@ public final class CommandResolver {
 
     private final SandboxRoot root;
     private final Map<String, String> daemonEnv;
+    private final ChildEnvironment.Base baseEnv;
 
     public CommandResolver(SandboxRoot root, Map<String, String> daemonEnv) {
         this.root = root;
         this.daemonEnv = Map.copyOf(daemonEnv);
+        this.baseEnv = new ChildEnvironment.Base(this.daemonEnv);
     }
 
     public LaunchPlan resolve(ProcessRequest request) throws SandboxException {
@@ -48,13 +51,13 @@ public final class CommandResolver {
         Path cwd = root.resolveWorkingDirectory(request.cwd());
         Path executable = findExecutable(argv.get(0), cwd);
 
-        Map<String, String> env = new HashMap<>(daemonEnv);
-        env.put("PWD", cwd.toString());
+        Map<String, String> overrides = ChildEnvironment.newOverrides();
+        overrides.put("PWD", cwd.toString());
         if (request.terminal() != null) {
-            env.put("TERM", DEFAULT_TERM);
+            overrides.put("TERM", DEFAULT_TERM);
         }
-        env.putAll(request.env());
-        return new LaunchPlan(executable, argv, env, cwd, request.terminal());
+        overrides.putAll(request.env());
+        return new LaunchPlan(executable, argv, new ChildEnvironment(baseEnv, overrides), cwd, request.terminal());
     }
 
     Path findExecutable(String name, Path cwd) throws SandboxException {
@@ -83,10 +86,13 @@ public final class CommandResolver {
     }
 
     private static Path checkExecutable(String name, Path p) throws SandboxException {
-        if (!Files.exists(p)) {
+        BasicFileAttributes attrs;
+        try {
+            attrs = Files.readAttributes(p, BasicFileAttributes.class); // one stat for both checks
+        } catch (IOException e) {
             throw new SandboxException(ErrorKind.NOT_FOUND, "executable \"" + name + "\" not found");
         }
-        if (Files.isDirectory(p)) {
+        if (attrs.isDirectory()) {
             throw new SandboxException(ErrorKind.PERMISSION_DENIED, "permission denied: \"" + name + "\" is a directory");
         }
         if (!Files.isExecutable(p)) {

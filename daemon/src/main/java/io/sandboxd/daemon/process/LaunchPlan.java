@@ -2,7 +2,6 @@ package io.sandboxd.daemon.process;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A validated, resolved command, ready to spawn.
@@ -13,7 +12,7 @@ import java.util.Map;
  * @param workingDirectory real directory inside the root
  * @param terminal    null for pipe mode
  */
-public record LaunchPlan(Path executable, List<String> argv, Map<String, String> environment,
+public record LaunchPlan(Path executable, List<String> argv, ChildEnvironment environment,
                          Path workingDirectory, TerminalSize terminal) {
 
     public SpawnMode mode() {

@@ -39,7 +39,7 @@ final class PtyTerminal {
             }
             List<String> cmd = new ArrayList<>(plan.argv());
             cmd.set(0, plan.executable().toString());
-            String[] env = plan.environment().entrySet().stream()
+            String[] env = plan.environment().asMap().entrySet().stream()
                     .map(e -> e.getKey() + "=" + e.getValue()).toArray(String[]::new);
             UnixPtyProcess p = new UnixPtyProcess(cmd.toArray(String[]::new), env,
                     plan.workingDirectory().toString(), pty, null, false);

@@ -5,7 +5,6 @@ import com.sun.jna.Pointer;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Per-thread native memory for one spawn: the file-actions struct, and argv, envp and the two
@@ -39,18 +38,15 @@ final class SpawnScratch {
     /** Lays out the plan's strings; the addresses stay valid until the next call on this thread. */
     void layout(LaunchPlan plan) {
         List<String> args = plan.argv();
-        Map<String, String> env = plan.environment();
+        byte[][] envBytes = plan.environment().encoded();
         byte[][] argBytes = new byte[args.size()][];
-        byte[][] envBytes = new byte[env.size()][];
-        long need = 8L * (args.size() + 1 + env.size() + 1);
+        long need = 8L * (args.size() + 1 + envBytes.length + 1);
         for (int i = 0; i < argBytes.length; i++) {
             argBytes[i] = args.get(i).getBytes(StandardCharsets.UTF_8);
             need += argBytes[i].length + 1;
         }
-        int j = 0;
-        for (Map.Entry<String, String> e : env.entrySet()) {
-            envBytes[j] = (e.getKey() + "=" + e.getValue()).getBytes(StandardCharsets.UTF_8);
-            need += envBytes[j++].length + 1;
+        for (byte[] e : envBytes) {
+            need += e.length + 1;
         }
         byte[] exe = plan.executable().toString().getBytes(StandardCharsets.UTF_8);
         byte[] dir = plan.workingDirectory().toString().getBytes(StandardCharsets.UTF_8);
@@ -59,7 +55,7 @@ final class SpawnScratch {
             block = new Memory(Math.max(need, block.size() * 2));
         }
         long base = Pointer.nativeValue(block);
-        used = 8L * (args.size() + 1 + env.size() + 1);
+        used = 8L * (args.size() + 1 + envBytes.length + 1);
         argv = base;
         envp = base + 8L * (args.size() + 1);
         for (int i = 0; i < argBytes.length; i++) {

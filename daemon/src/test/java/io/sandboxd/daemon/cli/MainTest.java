@@ -33,6 +33,33 @@ class MainTest {
     }
 
     @Test
+    void nettyDiagnosticsAreOffByDefaultAndAnOperatorSettingWins() {
+        String jfr = System.getProperty("io.netty.jfr.enabled");
+        String leak = System.getProperty("io.netty.leakDetection.level");
+        try {
+            System.clearProperty("io.netty.jfr.enabled");
+            System.setProperty("io.netty.leakDetection.level", "paranoid");
+            Main.defaultSystemProperties();
+            assertThat(System.getProperty("io.netty.jfr.enabled")).isEqualTo("false");
+            assertThat(System.getProperty("io.netty.leakDetection.level")).isEqualTo("paranoid");
+            System.clearProperty("io.netty.leakDetection.level");
+            Main.defaultSystemProperties();
+            assertThat(System.getProperty("io.netty.leakDetection.level")).isEqualTo("disabled");
+        } finally {
+            restore("io.netty.jfr.enabled", jfr);
+            restore("io.netty.leakDetection.level", leak);
+        }
+    }
+
+    private static void restore(String key, String value) {
+        if (value == null) {
+            System.clearProperty(key);
+        } else {
+            System.setProperty(key, value);
+        }
+    }
+
+    @Test
     void defaults() throws Exception {
         Main.Parsed p = parse(Map.of(), "--root-dir", tmp.resolve("ws").toString());
         DaemonConfig c = p.config();

@@ -36,7 +36,7 @@ class CommandResolverTest {
         CommandResolver r = resolver(Map.of("PATH", "/nonexistent:" + bin));
         LaunchPlan p = r.resolve(req(List.of("tool", "a"), Map.of("PATH", "/elsewhere"), null, null));
         assertThat(p.executable()).isEqualTo(tool);
-        assertThat(p.environment()).containsEntry("PATH", "/elsewhere");
+        assertThat(p.environment().asMap()).containsEntry("PATH", "/elsewhere");
         assertThat(p.argv()).containsExactly("tool", "a");
         assertThatThrownBy(() -> resolver(Map.of("PATH", "/nonexistent")).resolve(req(List.of("tool"), Map.of(), null, null)))
                 .isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.NOT_FOUND));
@@ -47,11 +47,11 @@ class CommandResolverTest {
         Files.createDirectories(tmp.resolve("w"));
         CommandResolver r = resolver(Map.of("PATH", "/usr/bin:/bin", "TERM", "dumb", "PWD", "/stale"));
         LaunchPlan pipe = r.resolve(req(List.of("sh"), Map.of(), "w", null));
-        assertThat(pipe.environment()).containsEntry("PWD", tmp.toRealPath().resolve("w").toString()).containsEntry("TERM", "dumb");
+        assertThat(pipe.environment().asMap()).containsEntry("PWD", tmp.toRealPath().resolve("w").toString()).containsEntry("TERM", "dumb");
         LaunchPlan pty = r.resolve(req(List.of("sh"), Map.of(), "w", TerminalSize.DEFAULT));
-        assertThat(pty.environment()).containsEntry("TERM", "xterm-256color");
+        assertThat(pty.environment().asMap()).containsEntry("TERM", "xterm-256color");
         LaunchPlan own = r.resolve(req(List.of("sh"), Map.of("TERM", "vt100"), "w", TerminalSize.DEFAULT));
-        assertThat(own.environment()).containsEntry("TERM", "vt100");
+        assertThat(own.environment().asMap()).containsEntry("TERM", "vt100");
     }
 
     @Test
