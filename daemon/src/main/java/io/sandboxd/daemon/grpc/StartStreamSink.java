@@ -12,9 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Adapts a Start response stream to the core's {@link OutputSink}. Flow control: pumps wait in
- * {@link #awaitDemand()} until the transport {@code isReady()}, woken by the on-ready handler,
- * so a slow client stalls its process instead of growing the heap. Output goes from the lent
+ * Adapts a Start response stream to the core's {@link OutputSink}. Flow control: a source without
+ * demand parks a callback ({@link #onDemand}) that the transport's on-ready handler runs, so a
+ * slow client stalls its process instead of growing the heap. Output goes from the lent
  * read buffer straight into the transport's buffer (see {@link #onOutput}).
  */
 final class StartStreamSink implements OutputSink {
@@ -47,7 +47,6 @@ final class StartStreamSink implements OutputSink {
     private void wake() {
         List<Runnable> ready;
         synchronized (this) {
-            notifyAll();
             if (pendingDemand.isEmpty()) {
                 return;
             }
@@ -86,14 +85,6 @@ final class StartStreamSink implements OutputSink {
         callback.run();
     }
 
-    @Override
-    public synchronized boolean awaitDemand() throws InterruptedException {
-        while (!cancelled && !ended && !stream.isReady()) {
-            wait();
-        }
-        return !cancelled && !ended;
-    }
-
     /**
      * Wraps the lent array without a copy: {@code onNext} serialises the message into the
      * transport's buffer before it returns (grpc-java's MessageFramer writes the payload in the
@@ -119,7 +110,6 @@ final class StartStreamSink implements OutputSink {
             return;
         }
         ended = true;
-        notifyAll();
         pendingDemand.clear();
         if (cancelled) {
             return;

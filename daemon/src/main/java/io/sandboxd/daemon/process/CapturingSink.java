@@ -29,11 +29,6 @@ final class CapturingSink implements OutputSink {
     }
 
     @Override
-    public boolean awaitDemand() {
-        return true;
-    }
-
-    @Override
     public void onOutput(OutputKind kind, byte[] data, int length) {
         HeadTailBuffer b = kind == OutputKind.STDOUT ? stdout : stderr;
         synchronized (b) {

@@ -58,6 +58,31 @@ final class ExitWatcher implements IoLoop.Handler {
         onExit.accept(r == pid ? NativeIo.exitCodeOf(status[0]) : -1);
     }
 
+    /**
+     * For children another library reaps (pty4j's own reaper thread): runs {@code onExit} on the
+     * loop once {@code pid} has exited, without reaping it, so no thread waits while it runs.
+     *
+     * @return false when pidfds are unavailable; the caller then has to wait some other way
+     */
+    static boolean notifyExit(long pid, IoLoop loop, Runnable onExit) {
+        if (!pidfdUsable) {
+            return false;
+        }
+        int fd = NativeIo.pidfdOpen(pid);
+        if (fd < 0) {
+            if (fd == -NativeIo.ENOSYS || fd == -NativeIo.EPERM) {
+                pidfdUsable = false;
+            }
+            return false;
+        }
+        // A pidfd stays readable once its process exited, so one event is all it ever needs.
+        loop.register(fd, () -> {
+            loop.closeFd(fd);
+            onExit.run();
+        });
+        return true;
+    }
+
     private static int blockingWait(int pid) {
         int[] st = new int[1];
         while (true) {

@@ -95,6 +95,12 @@ final class IoLoop implements AutoCloseable {
         ctl(NativeIo.EPOLL_CTL_MOD, fd, NativeIo.EPOLLIN | NativeIo.EPOLLONESHOT);
     }
 
+    /** Stops watching {@code fd} and leaves it open (its owner closes it); loop thread only. */
+    void unregister(int fd) {
+        ctl(NativeIo.EPOLL_CTL_DEL, fd, 0);
+        handlers.remove(fd);
+    }
+
     /** Removes and closes {@code fd}; loop thread only. */
     void closeFd(int fd) {
         ctl(NativeIo.EPOLL_CTL_DEL, fd, 0);

@@ -47,7 +47,11 @@ public final class ManagedProcess {
         ExitWatcher.watch(pid, core.loop(), core.io().blocking, this::leaderExited);
     }
 
-    /** PTY mode: pty4j's process; a pooled thread waits for its exit, another pumps the master. */
+    /**
+     * PTY mode: pty4j's process, which pty4j's reaper thread reaps. A pidfd on the I/O loop says
+     * when it exited; only then does a pooled thread collect the code from pty4j (so no thread
+     * waits while the process runs). The master is read on the I/O loop too.
+     */
     ManagedProcess(int id, String rpc, PtyTerminal terminal, boolean withStdin, ProcessCore core) {
         this.id = id;
         this.rpc = rpc;
@@ -57,13 +61,16 @@ public final class ManagedProcess {
         this.mode = SpawnMode.PTY;
         this.pid = terminal.pid();
         this.stdin = new PtyStdin(id, terminal, core.io().blocking);
-        core.io().blocking.execute(() -> {
+        Runnable collect = () -> core.io().blocking.execute(() -> {
             try {
                 leaderExited(terminal.waitFor());
             } catch (InterruptedException e) {
                 leaderExited(-1);
             }
         });
+        if (!ExitWatcher.notifyExit(pid, core.loop(), collect)) {
+            collect.run(); // no pidfd: a pooled thread waits for the whole run instead
+        }
     }
 
     private void leaderExited(int code) {
@@ -101,24 +108,25 @@ public final class ManagedProcess {
         int chunk = core.chunkSize();
         List<OutputSource> sources;
         if (terminal != null) {
-            PtyPump pty;
+            OutputReader pty;
             try {
-                // A PTY delivers at most a few KiB per read; its pump thread holds its chunk while a
-                // consumer stalls, so it keeps the small chunk whatever --stream-chunk-size says.
-                pty = new PtyPump(terminal.masterFd(), sink, Math.min(chunk, LargeChunkBudget.BASE), core.metrics());
-            } catch (IOException e) {
+                // Read on the I/O loop like a pipe (no thread per terminal); stdin writes to the
+                // same master wait out EAGAIN. A PTY delivers at most a few KiB per read, so it
+                // keeps the small chunk whatever --stream-chunk-size says.
+                NativeIo.setNonBlocking(terminal.masterFd());
+                pty = new OutputReader(core.loop(), terminal.masterFd(), OutputKind.STDOUT, sink,
+                        Math.min(chunk, LargeChunkBudget.BASE), core.metrics(), core.chunkBudget(), core.pipeGrowth(), false);
+                pty.start();
+            } catch (IOException | RuntimeException e) {
                 pty = null;
                 killTree();
             }
             sources = pty == null ? List.of() : List.of(pty);
-            if (pty != null) {
-                core.io().blocking.execute(pty);
-            }
         } else {
-            PipeReader out = new PipeReader(core.loop(), pipes.stdout(), OutputKind.STDOUT, sink, chunk, core.metrics(),
-                    core.chunkBudget(), core.pipeGrowth());
-            PipeReader err = new PipeReader(core.loop(), pipes.stderr(), OutputKind.STDERR, sink, chunk, core.metrics(),
-                    core.chunkBudget(), core.pipeGrowth());
+            OutputReader out = new OutputReader(core.loop(), pipes.stdout(), OutputKind.STDOUT, sink, chunk, core.metrics(),
+                    core.chunkBudget(), core.pipeGrowth(), true);
+            OutputReader err = new OutputReader(core.loop(), pipes.stderr(), OutputKind.STDERR, sink, chunk, core.metrics(),
+                    core.chunkBudget(), core.pipeGrowth(), true);
             out.start();
             err.start();
             sources = List.of(out, err);

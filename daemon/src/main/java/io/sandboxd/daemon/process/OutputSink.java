@@ -1,8 +1,8 @@
 package io.sandboxd.daemon.process;
 
 /**
- * Where a process's output goes. Sources call it from the I/O loop (pipes) or a pump thread
- * (PTY); an implementation serialises its consumer. Demand is the flow-control point: a source
+ * Where a process's output goes. Sources call it from the I/O loop (pipes and PTY masters);
+ * an implementation serialises its consumer. Demand is the flow-control point: a source
  * stops reading while the consumer has none, which blocks the writing process, so a slow
  * consumer never makes the daemon buffer more than a chunk.
  */
@@ -21,20 +21,8 @@ public interface OutputSink {
     void onDemand(Runnable callback);
 
     /**
-     * Blocks until the consumer can take more output (for thread-per-source pumps).
-     *
-     * @return false when it never will (the consumer went away); the pump then discards
-     */
-    default boolean awaitDemand() throws InterruptedException {
-        java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
-        onDemand(ready::countDown);
-        ready.await();
-        return !isClosed();
-    }
-
-    /**
      * Delivers {@code data[0, length)}. The array is lent for the duration of the call only: the
-     * source reuses it for its next read (one buffer per I/O loop or pump instead of a new,
+     * source reuses it for its next read (one buffer per I/O loop instead of a new,
      * zeroed array per chunk), so a sink that keeps bytes copies them before returning.
      */
     void onOutput(OutputKind kind, byte[] data, int length);

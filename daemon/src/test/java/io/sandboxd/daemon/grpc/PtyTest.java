@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -45,6 +47,39 @@ class PtyTest {
                 .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of(argv)))
                 .setPty(PTY.newBuilder().setCols(cols).setRows(rows)).build(), c);
         return c;
+    }
+
+    /**
+     * A running PTY process parks no daemon thread: its master is read on the I/O loop and its
+     * exit arrives as a pidfd event there (only pty4j's own reaper thread waits for it).
+     */
+    @Test
+    void livePtyProcessesParkNoDaemonThread() throws Exception {
+        List<StartCollector> live = new ArrayList<>();
+        try {
+            for (int i = 0; i < 20; i++) {
+                StartCollector c = startPty(80, 24, "sh", "-c", "echo up; sleep 30");
+                c.pid();
+                live.add(c);
+            }
+            List<String> parked = Thread.getAllStackTraces().entrySet().stream()
+                    .filter(e -> !e.getKey().getName().equals("sandboxd-proc-io"))
+                    .filter(e -> Arrays.stream(e.getValue())
+                            .anyMatch(f -> f.getClassName().startsWith("io.sandboxd.daemon.process.")))
+                    .map(e -> e.getKey().getName() + " " + Arrays.toString(e.getValue()))
+                    .toList();
+            assertThat(parked).isEmpty();
+        } finally {
+            for (StartCollector c : live) {
+                d.blocking().sendSignal(SendSignalRequest.newBuilder().setProcessId(c.pid())
+                        .setSignal(Signal.SIGNAL_SIGKILL).build());
+            }
+            for (StartCollector c : live) {
+                assertThat(c.await().isOk()).isTrue();
+                assertThat(c.stdout()).startsWith("up");
+                assertThat(c.exitCode()).isEqualTo(128 + 9);
+            }
+        }
     }
 
     @Test

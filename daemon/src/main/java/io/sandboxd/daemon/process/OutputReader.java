@@ -5,15 +5,24 @@ import com.sun.jna.Pointer;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Delivers one output pipe of a process from the {@link IoLoop}. On each readable event it reads
- * what the pipe holds, up to one chunk (so bursts coalesce into few messages while a lone
- * {@code echo} still goes out at once), hands it to the sink, and re-arms only while the sink
- * has demand; otherwise it waits for the sink's demand callback, leaving the data in the pipe
- * so the writer blocks. Chunks beyond 32 KiB draw on the shared {@link LargeChunkBudget}, and a
+ * Delivers one output of a process — a pipe, or a PTY master — from the {@link IoLoop}. On each
+ * readable event it reads what the descriptor holds, up to one chunk (so bursts coalesce into few
+ * messages while a lone {@code echo} still goes out at once), hands it to the sink, and re-arms
+ * only while the sink has demand; otherwise it waits for the sink's demand callback, leaving the
+ * data in the kernel so the writer blocks. EOF, or EIO from a PTY master once every slave fd is
+ * closed and the terminal's buffer is drained (the tail of the session's output comes before
+ * it), ends the source. Chunks beyond 32 KiB draw on the shared {@link LargeChunkBudget}, and a
  * hot stream's pipe is enlarged ({@link PipeGrowth}) so such chunks fill in one wake-up.
  * All state is confined to the loop thread.
  */
-final class PipeReader implements IoLoop.Handler, OutputSource {
+final class OutputReader implements IoLoop.Handler, OutputSource {
+    /**
+     * What a source may still deliver once the grace expired: everything the leader wrote is in the
+     * pipe or terminal buffer by then, and a pipe holds at most 1 MiB (fs.pipe-max-size). Beyond
+     * that, the data comes from a background child that keeps writing: it no longer holds the exit.
+     */
+    static final long POST_GRACE_BYTES = 1024 * 1024;
+
     private final IoLoop loop;
     private final int fd;
     private final OutputKind kind;
@@ -22,6 +31,8 @@ final class PipeReader implements IoLoop.Handler, OutputSource {
     private final ProcessMetrics metrics;
     private final LargeChunkBudget budget;
     private final PipeGrowth growth;
+    /** Pipes are ours to close; a PTY master belongs to its terminal, which outlives the reading. */
+    private final boolean ownsFd;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     /** Budget bytes pinned by the last chunk until the consumer shows demand again. */
     private long heldBudget;
@@ -32,8 +43,8 @@ final class PipeReader implements IoLoop.Handler, OutputSource {
     private boolean graceExpired;
     private long postGraceBytes;
 
-    PipeReader(IoLoop loop, int fd, OutputKind kind, OutputSink sink, int chunkSize, ProcessMetrics metrics,
-               LargeChunkBudget budget, PipeGrowth growth) {
+    OutputReader(IoLoop loop, int fd, OutputKind kind, OutputSink sink, int chunkSize, ProcessMetrics metrics,
+                 LargeChunkBudget budget, PipeGrowth growth, boolean ownsFd) {
         this.loop = loop;
         this.fd = fd;
         this.kind = kind;
@@ -42,6 +53,7 @@ final class PipeReader implements IoLoop.Handler, OutputSource {
         this.metrics = metrics;
         this.budget = budget;
         this.growth = growth;
+        this.ownsFd = ownsFd;
     }
 
     void start() {
@@ -117,7 +129,7 @@ final class PipeReader implements IoLoop.Handler, OutputSource {
             }
             if (graceExpired) {
                 postGraceBytes += len;
-                eof |= postGraceBytes > OutputPump.POST_GRACE_BYTES + chunkSize;
+                eof |= postGraceBytes > POST_GRACE_BYTES + chunkSize;
             }
         }
         if (eof || (graceExpired && len == 0)) {
@@ -153,7 +165,11 @@ final class PipeReader implements IoLoop.Handler, OutputSource {
             grown = false;
         }
         closed = true;
-        loop.closeFd(fd);
+        if (ownsFd) {
+            loop.closeFd(fd);
+        } else {
+            loop.unregister(fd);
+        }
         done.complete(null);
     }
 }
