@@ -201,14 +201,17 @@ public final class FileStore {
             boolean renamed = false;
             try {
                 MessageDigest md = options.sha256().isPresent() ? sha256() : null;
+                WritebackPacer writeback = WritebackPacer.forFd(fd);
                 try (FileChannel ch = FileChannel.open(Posix.fdPath(fd), StandardOpenOption.WRITE)) {
                     content.writeTo(buf -> {
                         if (md != null) {
                             md.update(buf.duplicate());
                         }
+                        int n = buf.remaining();
                         while (buf.hasRemaining()) {
                             ch.write(buf);
                         }
+                        writeback.wrote(n);
                     });
                     ch.force(true);
                 }

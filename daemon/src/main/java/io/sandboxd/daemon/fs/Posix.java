@@ -43,7 +43,11 @@ final class Posix {
         static native int fchmod(int fd, int mode) throws LastErrorException;
 
         static native int statx(int dirfd, byte[] path, int flags, int mask, byte[] statxbuf) throws LastErrorException;
+
+        static native int sync_file_range(int fd, long offset, long nbytes, int flags) throws LastErrorException;
     }
+
+    static final int SYNC_FILE_RANGE_WRITE = 2;
 
     private static final boolean ARM = System.getProperty("os.arch", "").startsWith("aarch64")
             || System.getProperty("os.arch", "").startsWith("arm");
