@@ -27,6 +27,10 @@ public final class ChildEnvironment {
                 entries[i] = (keys[i] + "=" + this.env.get(keys[i])).getBytes(StandardCharsets.UTF_8);
             }
         }
+
+        String getOrDefault(String key, String fallback) {
+            return env.getOrDefault(key, fallback);
+        }
     }
 
     private final Base base;

@@ -22,13 +22,11 @@ public final class CommandResolver {
     static final String DEFAULT_TERM = "xterm-256color";
 
     private final SandboxRoot root;
-    private final Map<String, String> daemonEnv;
     private final ChildEnvironment.Base baseEnv;
 
     public CommandResolver(SandboxRoot root, Map<String, String> daemonEnv) {
         this.root = root;
-        this.daemonEnv = Map.copyOf(daemonEnv);
-        this.baseEnv = new ChildEnvironment.Base(this.daemonEnv);
+        this.baseEnv = new ChildEnvironment.Base(daemonEnv);
     }
 
     public LaunchPlan resolve(ProcessRequest request) throws SandboxException {
@@ -69,7 +67,7 @@ public final class CommandResolver {
                 Path p = name.startsWith("/") ? Path.of(name) : cwd.resolve(name);
                 return checkExecutable(name, p);
             }
-            String pathVar = daemonEnv.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
+            String pathVar = baseEnv.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
             for (String dir : pathVar.split(":")) {
                 if (dir.isEmpty()) {
                     continue;

@@ -167,6 +167,31 @@ class PtyTest {
         assertThat(c.stdout()).isEqualTo("hello\r\nhello\r\n");
     }
 
+    /**
+     * 200 KiB of stdin is far more than a terminal's input queue (4 KiB): the master, which is
+     * non-blocking since it is read on the I/O loop, refuses writes with EAGAIN until the program
+     * reads, and every byte still arrives, in order, before the ^D.
+     */
+    @Test
+    void stdinLargerThanTheTerminalQueueArrivesWhole() throws Exception {
+        StartCollector c = startPty(80, 24, "sh", "-c", "stty -echo; echo ready; wc -c");
+        int id = c.pid();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!c.stdout().contains("ready") && System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < 2048; i++) {
+            lines.append("x".repeat(99)).append('\n');
+        }
+        d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id)
+                .setInput(ByteString.copyFromUtf8(lines.toString())).build());
+        d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id).setEof(Empty.getDefaultInstance()).build());
+        assertThat(c.await().isOk()).isTrue();
+        assertThat(c.exitCode()).isZero();
+        assertThat(c.stdout()).isEqualTo("ready\r\n204800\r\n");
+    }
+
     @Test
     void sigintReachesTheForegroundProgram() throws Exception {
         StartCollector c = startPty(80, 24, "sleep", "30");
