@@ -3,6 +3,7 @@ package io.sandboxd.controller.app;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -13,6 +14,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -56,6 +58,25 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     System.exit(new CommandLine(new Main()).execute(args));
   }
 
+  /**
+   * Losing the Lease ends the process with status 1, as JOSDK's exitOnStopLeading would, but not
+   * the way it does it. JOSDK calls System.exit inside fabric8's stop-leading callback, and both
+   * ways in deadlock with our shutdown hook: on SIGTERM, op.stop() runs that callback on the hook
+   * thread (System.exit inside a hook blocks forever); on a lost Lease, the exiting thread holds
+   * the LeaderElector's lock that op.stop() in the hook then waits for. Either way the leader hung
+   * until SIGKILL. So: no exit when we are stopping anyway, and the exit from another thread.
+   */
+  private LeaderElectionConfiguration leaderElection(AtomicBoolean stopping) {
+    LeaderCallbacks callbacks = new LeaderCallbacks(() -> { }, () -> {
+      if (stopping.get()) return;
+      LOG.atError().addKeyValue("lease", leaseNamespace + "/" + leaseName).log("lost the leader-election Lease; exiting");
+      new Thread(() -> System.exit(1), "lease-lost-exit").start();
+    }, identity -> { });
+    return new LeaderElectionConfiguration(leaseName, leaseNamespace, LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
+        LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE, LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE,
+        null, callbacks, false);
+  }
+
   @Override
   public Integer call() throws Exception {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -63,7 +84,8 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     new JvmThreadMetrics().bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
     KubernetesClient client = new KubernetesClientBuilder().withConfig(Controllers.tuned(Config.autoConfigure(null))).build();
-    LeaderElectionConfiguration le = leaderElect ? new LeaderElectionConfiguration(leaseName, leaseNamespace) : null;
+    AtomicBoolean stopping = new AtomicBoolean();
+    LeaderElectionConfiguration le = leaderElect ? leaderElection(stopping) : null;
     Operator op = Controllers.build(client,
         new ControllerOptions(clusterDomain, extensions, workers, Clock.systemUTC()), registry, le);
     int colon = metricsAddress.lastIndexOf(':');
@@ -72,6 +94,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     CountDownLatch done = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       LOG.atInfo().log("shutting down");
+      stopping.set(true);
       op.stop();
       http.close();
       client.close();

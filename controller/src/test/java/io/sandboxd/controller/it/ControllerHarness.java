@@ -40,9 +40,13 @@ final class ControllerHarness implements AutoCloseable {
    * single-threaded server can take longer to drain than the extension's shutdown timeout.
    */
   ControllerHarness() {
+    this(new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher());
+  }
+
+  /** With a given CRUD dispatcher, e.g. one that records requests. */
+  ControllerHarness(io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher dispatcher) {
     server = new io.fabric8.kubernetes.client.server.mock.KubernetesMockServer(new io.fabric8.mockwebserver.Context(),
-        new io.fabric8.mockwebserver.MockWebServer(), new java.util.HashMap<>(),
-        new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher(), true);
+        new io.fabric8.mockwebserver.MockWebServer(), new java.util.HashMap<>(), dispatcher, true);
     server.init();
     KubernetesClient injected = server.createClient();
     this.client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
