@@ -37,6 +37,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /** The gRPC ProcessService scenarios, each a set of per-run samples. */
 final class GrpcBench implements Closeable {
@@ -89,20 +91,12 @@ final class GrpcBench implements Closeable {
     double[] executeLatency(int warmup, int n, String expectStdout, String... cmd) {
         ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(main);
         ExecuteRequest req = execute(cmd);
-        double[] out = new double[n];
-        for (int i = -warmup; i < n; i++) {
-            long t = System.nanoTime();
-            ExecuteResponse r = stub.withDeadlineAfter(30, TimeUnit.SECONDS).execute(req);
-            double ms = (System.nanoTime() - t) / 1e6;
+        return sequentialLatency(warmup, n, () -> stub.withDeadlineAfter(30, TimeUnit.SECONDS).execute(req), r -> {
             if (r.getExitCode() != 0 || !r.getStdout().toStringUtf8().equals(expectStdout)) {
                 throw new IllegalStateException("Execute " + List.of(cmd) + " returned exit " + r.getExitCode()
                         + " stdout " + r.getStdout().toStringUtf8().strip());
             }
-            if (i >= 0) {
-                out[i] = ms;
-            }
-        }
-        return out;
+        });
     }
 
     /**
@@ -114,18 +108,28 @@ final class GrpcBench implements Closeable {
         ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(main);
         SendSignalRequest req = SendSignalRequest.newBuilder().setProcessId(Integer.MAX_VALUE)
                 .setSignal(Signal.SIGNAL_SIGTERM).build();
-        double[] out = new double[n];
-        for (int i = -warmup; i < n; i++) {
-            long t = System.nanoTime();
+        return sequentialLatency(warmup, n, () -> {
             try {
-                stub.withDeadlineAfter(30, TimeUnit.SECONDS).sendSignal(req);
+                return stub.withDeadlineAfter(30, TimeUnit.SECONDS).sendSignal(req);
             } catch (StatusRuntimeException e) {
                 if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
                     throw e;
                 }
+                return null;
             }
+        }, r -> { });
+    }
+
+    /** ms per call of {@code n} sequential calls after {@code warmup} untimed ones; {@code check} runs outside the timing. */
+    private static <T> double[] sequentialLatency(int warmup, int n, Supplier<T> call, Consumer<T> check) {
+        double[] out = new double[n];
+        for (int i = -warmup; i < n; i++) {
+            long t = System.nanoTime();
+            T r = call.get();
+            double ms = (System.nanoTime() - t) / 1e6;
+            check.accept(r);
             if (i >= 0) {
-                out[i] = (System.nanoTime() - t) / 1e6;
+                out[i] = ms;
             }
         }
         return out;

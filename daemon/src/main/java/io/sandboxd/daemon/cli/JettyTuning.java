@@ -16,9 +16,7 @@ final class JettyTuning {
      * padding. An explicit {@code -D} setting wins.
      */
     static void skipPlatformMBeanServer() {
-        if (System.getProperty(REFERENCES_PER_CACHE_LINE) == null) {
-            System.setProperty(REFERENCES_PER_CACHE_LINE, Integer.toString(referencesPerCacheLine(Runtime.getRuntime().maxMemory())));
-        }
+        Main.setDefault(REFERENCES_PER_CACHE_LINE, Integer.toString(referencesPerCacheLine(Runtime.getRuntime().maxMemory())));
     }
 
     /** 64-byte cache lines: 16 compressed (4-byte) references, or 8 full ones from 32 GiB of heap. */

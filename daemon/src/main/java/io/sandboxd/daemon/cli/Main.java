@@ -15,7 +15,6 @@ public final class Main {
 
     public static void main(String[] args) {
         defaultSystemProperties();
-        JettyTuning.skipPlatformMBeanServer();
         StartupPreloader preloader = wantsHelpOrVersion(args) ? StartupPreloader.none() : StartupPreloader.start();
         System.exit(run(args, System.getenv(), preloader));
     }
@@ -31,9 +30,10 @@ public final class Main {
         // Netty's default leak detector records a stack trace for one buffer in 128 (a full stack
         // walk on the request path); a debugging aid, opt-in with -Dio.netty.leakDetection.level.
         setDefault("io.netty.leakDetection.level", "disabled");
+        JettyTuning.skipPlatformMBeanServer();
     }
 
-    private static void setDefault(String key, String value) {
+    static void setDefault(String key, String value) {
         if (System.getProperty(key) == null) {
             System.setProperty(key, value);
         }

@@ -69,12 +69,6 @@ public final class ChildEnvironment {
         return m;
     }
 
-    /** The value the child sees for {@code key}, or null. */
-    public String get(String key) {
-        String v = overrides.get(key);
-        return v != null ? v : base.env.get(key);
-    }
-
     static Map<String, String> newOverrides() {
         return new LinkedHashMap<>(8);
     }

@@ -34,17 +34,24 @@ final class ExitWatcher implements IoLoop.Handler {
     }
 
     static void watch(long pid, IoLoop loop, Executor blocking, IntConsumer onExit) {
-        if (pidfdUsable) {
-            int fd = NativeIo.pidfdOpen(pid);
-            if (fd >= 0) {
-                loop.register(fd, new ExitWatcher(loop, (int) pid, fd, onExit));
-                return;
-            }
-            if (fd == -NativeIo.ENOSYS || fd == -NativeIo.EPERM) {
-                pidfdUsable = false;
-            }
+        int fd = openPidfd(pid);
+        if (fd >= 0) {
+            loop.register(fd, new ExitWatcher(loop, (int) pid, fd, onExit));
+        } else {
+            blocking.execute(() -> onExit.accept(blockingWait((int) pid)));
         }
-        blocking.execute(() -> onExit.accept(blockingWait((int) pid)));
+    }
+
+    /** @return a pidfd, or -1 when pidfds are unavailable (remembered once the kernel refuses them) */
+    private static int openPidfd(long pid) {
+        if (!pidfdUsable) {
+            return -1;
+        }
+        int fd = NativeIo.pidfdOpen(pid);
+        if (fd == -NativeIo.ENOSYS || fd == -NativeIo.EPERM) {
+            pidfdUsable = false;
+        }
+        return Math.max(fd, -1);
     }
 
     @Override
@@ -65,14 +72,8 @@ final class ExitWatcher implements IoLoop.Handler {
      * @return false when pidfds are unavailable; the caller then has to wait some other way
      */
     static boolean notifyExit(long pid, IoLoop loop, Runnable onExit) {
-        if (!pidfdUsable) {
-            return false;
-        }
-        int fd = NativeIo.pidfdOpen(pid);
+        int fd = openPidfd(pid);
         if (fd < 0) {
-            if (fd == -NativeIo.ENOSYS || fd == -NativeIo.EPERM) {
-                pidfdUsable = false;
-            }
             return false;
         }
         // A pidfd stays readable once its process exited, so one event is all it ever needs.

@@ -105,32 +105,7 @@ public final class ManagedProcess {
         if (!pumping.compareAndSet(false, true)) {
             throw new IllegalStateException("already pumping");
         }
-        int chunk = core.chunkSize();
-        List<OutputSource> sources;
-        if (terminal != null) {
-            OutputReader pty;
-            try {
-                // Read on the I/O loop like a pipe (no thread per terminal); stdin writes to the
-                // same master wait out EAGAIN. A PTY delivers at most a few KiB per read, so it
-                // keeps the small chunk whatever --stream-chunk-size says.
-                NativeIo.setNonBlocking(terminal.masterFd());
-                pty = new OutputReader(core.loop(), terminal.masterFd(), OutputKind.STDOUT, sink,
-                        Math.min(chunk, LargeChunkBudget.BASE), core.metrics(), core.chunkBudget(), core.pipeGrowth(), false);
-                pty.start();
-            } catch (IOException | RuntimeException e) {
-                pty = null;
-                killTree();
-            }
-            sources = pty == null ? List.of() : List.of(pty);
-        } else {
-            OutputReader out = new OutputReader(core.loop(), pipes.stdout(), OutputKind.STDOUT, sink, chunk, core.metrics(),
-                    core.chunkBudget(), core.pipeGrowth(), true);
-            OutputReader err = new OutputReader(core.loop(), pipes.stderr(), OutputKind.STDERR, sink, chunk, core.metrics(),
-                    core.chunkBudget(), core.pipeGrowth(), true);
-            out.start();
-            err.start();
-            sources = List.of(out, err);
-        }
+        List<OutputReader> sources = startReaders(sink);
         leaderExit.thenRun(() -> {
             if (terminal != null) {
                 terminal.closeSlave();
@@ -139,7 +114,7 @@ public final class ManagedProcess {
                 return; // the usual case: output ended with the leader, no grace needed
             }
             core.io().timers.schedule(() -> {
-                for (OutputSource s : sources) {
+                for (OutputReader s : sources) {
                     if (!s.done().isDone()) {
                         s.expireGrace();
                     }
@@ -152,6 +127,34 @@ public final class ManagedProcess {
         }
         waits[sources.size()] = leaderExit;
         CompletableFuture.allOf(waits).whenComplete((v, err) -> finish(sink));
+    }
+
+    /** Starts reading the process's output on the core's I/O loop: its pipes, or its terminal. */
+    private List<OutputReader> startReaders(OutputSink sink) {
+        int chunk = core.chunkSize();
+        if (terminal == null) {
+            return List.of(reader(pipes.stdout(), OutputKind.STDOUT, sink, chunk, true),
+                    reader(pipes.stderr(), OutputKind.STDERR, sink, chunk, true));
+        }
+        try {
+            // Read on the I/O loop like a pipe (no thread per terminal); stdin writes to the
+            // same master wait out EAGAIN. A PTY delivers at most a few KiB per read, so it
+            // keeps the small chunk whatever --stream-chunk-size says.
+            NativeIo.setNonBlocking(terminal.masterFd());
+            return List.of(reader(terminal.masterFd(), OutputKind.STDOUT, sink,
+                    Math.min(chunk, LargeChunkBudget.BASE), false));
+        } catch (IOException | RuntimeException e) {
+            killTree();
+            return List.of();
+        }
+    }
+
+    /** A started reader of {@code fd} on the core's I/O loop. */
+    private OutputReader reader(int fd, OutputKind kind, OutputSink sink, int chunk, boolean ownsFd) {
+        OutputReader r = new OutputReader(core.loop(), fd, kind, sink, chunk, core.metrics(), core.chunkBudget(),
+                core.pipeGrowth(), ownsFd);
+        r.start();
+        return r;
     }
 
     private void finish(OutputSink sink) {

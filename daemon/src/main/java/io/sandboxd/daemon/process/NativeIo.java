@@ -12,15 +12,12 @@ import com.sun.jna.Pointer;
  * thread). JNA is loaded on first use.
  */
 final class NativeIo {
-    static final int SIGINT = 2;
     static final int SIGKILL = 9;
     static final int SIGTERM = 15;
 
     static final int EPERM = 1;
     static final int ESRCH = 3;
     static final int EINTR = 4;
-    static final int EIO = 5;
-    static final int ECHILD = 10;
     static final int EAGAIN = 11;
     static final int ENOSYS = 38;
 
@@ -36,8 +33,6 @@ final class NativeIo {
     static final int F_SETFL = 4;
 
     static final int EPOLLIN = 0x001;
-    static final int EPOLLERR = 0x008;
-    static final int EPOLLHUP = 0x010;
     static final int EPOLLONESHOT = 1 << 30;
     static final int EPOLL_CTL_ADD = 1;
     static final int EPOLL_CTL_DEL = 2;
@@ -65,9 +60,7 @@ final class NativeIo {
 
     static native long write(int fd, long buf, long count);
 
-    /** PTY master I/O into heap arrays (small terminal reads; JNA copies the array). */
-    static native long read(int fd, byte[] buf, long count);
-
+    /** PTY stdin from a heap array (JNA copies the array). */
     static native long write(int fd, byte[] buf, long count);
 
     static native int close(int fd);

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * hot stream's pipe is enlarged ({@link PipeGrowth}) so such chunks fill in one wake-up.
  * All state is confined to the loop thread.
  */
-final class OutputReader implements IoLoop.Handler, OutputSource {
+final class OutputReader implements IoLoop.Handler {
     /**
      * What a source may still deliver once the grace expired: everything the leader wrote is in the
      * pipe or terminal buffer by then, and a pipe holds at most 1 MiB (fs.pipe-max-size). Beyond
@@ -60,8 +60,8 @@ final class OutputReader implements IoLoop.Handler, OutputSource {
         loop.register(fd, this);
     }
 
-    @Override
-    public CompletableFuture<Void> done() {
+    /** Completes once the source delivered its last byte and released its descriptor. */
+    CompletableFuture<Void> done() {
         return done;
     }
 
@@ -72,8 +72,11 @@ final class OutputReader implements IoLoop.Handler, OutputSource {
         }
     }
 
-    @Override
-    public void expireGrace() {
+    /**
+     * The leader exited and the grace period passed: end as soon as nothing more is waiting
+     * (what is left is held open by a background child, CONTRACT §1.3).
+     */
+    void expireGrace() {
         loop.execute(() -> {
             if (closed) {
                 return;

@@ -18,7 +18,6 @@ final class PipeSpawner {
     private static final int ENOENT = 2;
     private static final int E2BIG = 7;
     private static final int ENOEXEC = 8;
-    private static final int EAGAIN = 11;
     private static final int ENOMEM = 12;
     private static final int EACCES = 13;
     private static final int ENOTDIR = 20;
@@ -111,7 +110,7 @@ final class PipeSpawner {
             case EACCES -> new SandboxException(ErrorKind.PERMISSION_DENIED,
                     prefix + ": permission denied: \"" + command + "\"");
             case EMFILE, ENFILE -> descriptorsExhausted(prefix);
-            case EAGAIN, ENOMEM -> new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, prefix
+            case NativeIo.EAGAIN, ENOMEM -> new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, prefix
                     + ": the sandbox cannot create more processes now (process or memory limit); retry later");
             case ENOEXEC -> new SandboxException(ErrorKind.INTERNAL,
                     prefix + ": exec format error: \"" + command + "\" is neither a binary nor a script with #!");

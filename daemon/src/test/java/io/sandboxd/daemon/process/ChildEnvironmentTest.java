@@ -24,9 +24,9 @@ class ChildEnvironmentTest {
         ChildEnvironment env = new ChildEnvironment(base, o);
         assertThat(encoded(env)).containsExactlyInAnyOrder("HOME=/root", "PWD=/work", "PATH=/opt/bin", "NEW=x=y");
         assertThat(env.asMap()).containsExactlyInAnyOrderEntriesOf(Map.of("HOME", "/root", "PWD", "/work", "PATH", "/opt/bin", "NEW", "x=y"));
-        assertThat(env.get("PATH")).isEqualTo("/opt/bin");
-        assertThat(env.get("HOME")).isEqualTo("/root");
-        assertThat(env.get("MISSING")).isNull();
+        assertThat(env.asMap().get("PATH")).isEqualTo("/opt/bin");
+        assertThat(env.asMap().get("HOME")).isEqualTo("/root");
+        assertThat(env.asMap().get("MISSING")).isNull();
     }
 
     @Test
