@@ -161,8 +161,8 @@ class MainTest {
 
     @Test
     void goDurations() {
-        assertThat(GoDurationConverter.parse("1h2m3s")).isEqualTo(Duration.ofSeconds(3723));
-        assertThat(GoDurationConverter.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
-        assertThat(GoDurationConverter.parse("0")).isEqualTo(Duration.ZERO);
+        assertThat(io.sandboxd.api.GoDuration.parse("1h2m3s")).isEqualTo(Duration.ofSeconds(3723));
+        assertThat(io.sandboxd.api.GoDuration.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
+        assertThat(io.sandboxd.api.GoDuration.parse("0")).isEqualTo(Duration.ZERO);
     }
 }

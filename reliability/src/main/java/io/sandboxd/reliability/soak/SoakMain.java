@@ -1,5 +1,6 @@
 package io.sandboxd.reliability.soak;
 
+import io.sandboxd.api.GoDuration;
 import io.sandboxd.reliability.daemon.DaemonLauncher;
 import io.sandboxd.reliability.daemon.DaemonSpec;
 import io.sandboxd.reliability.daemon.RunningDaemon;

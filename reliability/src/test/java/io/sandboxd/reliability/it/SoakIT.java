@@ -2,7 +2,7 @@ package io.sandboxd.reliability.it;
 
 import io.sandboxd.reliability.daemon.DaemonLauncher;
 import io.sandboxd.reliability.daemon.RunningDaemon;
-import io.sandboxd.reliability.soak.GoDuration;
+import io.sandboxd.api.GoDuration;
 import io.sandboxd.reliability.soak.SoakReport;
 import io.sandboxd.reliability.soak.SoakRun;
 import io.sandboxd.reliability.soak.SoakSettings;
