@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A signal or cancel sent the moment the client has the process id (CONTRACT §1.3: the process
+ * A signal or cancel sent the moment the client has the process id (runtime-contract §1.3: the process
  * is registered before init, so signals work as soon as the client has the id) is never lost,
  * even while the child is still between spawn and its own setsid. Found by the soak: under
  * concurrency a SendSignal right after init was sometimes dropped and the stream never ended.
@@ -89,7 +89,7 @@ class SignalRightAfterInitIT {
     }
 
     /**
-     * CONTRACT §1.3 [wire]: after the stream ends the id is forgotten, so a call the client makes
+     * runtime-contract §1.3 [wire]: after the stream ends the id is forgotten, so a call the client makes
      * the moment it has seen the end gets NOT_FOUND (the soak saw FAILED_PRECONDITION: the id
      * was released only after the exit had been sent).
      */
