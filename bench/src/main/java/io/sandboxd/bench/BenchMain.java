@@ -1,5 +1,7 @@
 package io.sandboxd.bench;
 
+import io.sandboxd.bench.router.RouterBenchmark;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
@@ -34,12 +36,7 @@ public final class BenchMain {
 
     public static void main(String[] args) {
         if (args.length > 0 && args[0].equals("router")) {
-            try {
-                System.exit(RouterScenario.run(java.util.Arrays.copyOfRange(args, 1, args.length), System.err));
-            } catch (Exception e) {
-                System.err.println("sandboxd-bench router: " + e);
-                System.exit(1);
-            }
+            System.exit(RouterBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
         BenchOptions o;

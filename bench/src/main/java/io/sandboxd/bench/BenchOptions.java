@@ -20,6 +20,7 @@ final class BenchOptions {
               --baseline FILE      compare with a JSON written earlier; exit 1 if a guarded ratio got worse
                                    by more than --max-regression (default 3) or a correctness check failed
               --only SECTIONS      comma list of: startup,execute,stream,files,streams (default: all)
+            or:    java -jar sandboxd-bench.jar router [options]   the router benchmark (router --help lists its options)
             """;
     static final Set<String> SECTIONS = Set.of("startup", "execute", "stream", "files", "streams");
 

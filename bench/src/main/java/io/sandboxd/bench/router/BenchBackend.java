@@ -1,4 +1,4 @@
-package io.sandboxd.router.bench;
+package io.sandboxd.bench.router;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -19,7 +19,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import io.sandboxd.router.proxy.Transport;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
@@ -54,6 +53,12 @@ final class BenchBackend implements AutoCloseable {
                                 r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, BODY.readableBytes());
                                 HttpUtil.setKeepAlive(r, HttpUtil.isKeepAlive(req));
                                 ctx.writeAndFlush(r);
+                              }
+
+                              @Override
+                              public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                // The load generator closes its connections with requests in flight (reset by peer).
+                                ctx.close();
                               }
                             });
                   }

@@ -1,17 +1,10 @@
-package io.sandboxd.router.bench;
+package io.sandboxd.bench.router;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.EventLoopGroup;
-import io.sandboxd.router.authz.AllowAllAuthorizer;
-import io.sandboxd.router.cli.DurationParser;
-import io.sandboxd.router.metrics.RouterMetrics;
-import io.sandboxd.router.proxy.RouterConfig;
-import io.sandboxd.router.proxy.RouterServer;
-import io.sandboxd.router.proxy.Transport;
-import io.sandboxd.router.resolve.HostResolver;
-import io.sandboxd.router.resolve.PodCache;
-import io.sandboxd.router.resolve.TargetResolver;
+import io.sandboxd.api.GoDuration;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,20 +13,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Loopback benchmark of the router: starts a small keep-alive backend and the router in this JVM
- * (or targets a running router with --router), then runs a closed-loop load at each concurrency,
- * first straight to the backend (baseline), then through the router. Prints a table and writes
- * JSON. Run: {@code java -cp router/target/sandboxd-router.jar io.sandboxd.router.bench.RouterBenchmark}.
+ * Loopback benchmark of the router: starts a small keep-alive backend in this JVM and the router
+ * as a separate process from its real jar (or targets a running router with --router), then runs
+ * a closed-loop load at each concurrency, first straight to the backend (baseline), then through
+ * the router. Prints a table and writes JSON. Run: {@code java -jar bench/target/sandboxd-bench.jar router}.
  */
-@Command(name = "router-benchmark", mixinStandardHelpOptions = true)
+@Command(name = "sandboxd-bench router", mixinStandardHelpOptions = true,
+    description = "Benchmark of the router (router/target/sandboxd-router.jar, started as its own process) against a loopback backend.")
 public final class RouterBenchmark implements java.util.concurrent.Callable<Integer> {
+  static final String DEFAULT_JAR = "router/target/sandboxd-router.jar";
+
   @Option(names = "--concurrency", split = ",", defaultValue = "10,50,200", description = "Concurrency levels (default ${DEFAULT-VALUE}).")
   List<Integer> concurrency;
 
@@ -47,13 +42,20 @@ public final class RouterBenchmark implements java.util.concurrent.Callable<Inte
       description = "Also run a POST of this many bytes at concurrency 50 (0 = skip; default ${DEFAULT-VALUE}).")
   int postBytes;
 
-  @Option(names = "--router", description = "host:port of a running router (default: start one in-process).")
+  @Option(names = "--router", description = "host:port of a running router (default: start one from --router-jar).")
   String router;
+
+  @Option(names = "--router-jar", defaultValue = DEFAULT_JAR, description = "The router jar to start (default ${DEFAULT-VALUE}).")
+  Path routerJar;
+
+  @Option(names = "--router-jvm-opts", defaultValue = "",
+      description = "JVM options of the started router, e.g. \"-XX:+UseSerialGC -XX:TieredStopAtLevel=1\" as in router/deploy (default: none).")
+  String routerJvmOpts;
 
   @Option(names = "--backend", description = "host:port of the backend the running router should reach via X-Sandbox-Pod-IP.")
   String backend;
 
-  @Option(names = "--router-threads", defaultValue = "2", description = "In-process router event-loop threads (default ${DEFAULT-VALUE}).")
+  @Option(names = "--router-threads", defaultValue = "2", description = "Event-loop threads of the started router, its --io-threads (default ${DEFAULT-VALUE}).")
   int routerThreads;
 
   @Option(names = "--client-threads", defaultValue = "2", description = "Load generator threads (default ${DEFAULT-VALUE}).")
@@ -70,8 +72,21 @@ public final class RouterBenchmark implements java.util.concurrent.Callable<Inte
   Path json;
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new RouterBenchmark()).execute(args));
+    System.exit(run(args));
   }
+
+  /** Parses {@code args}, runs the benchmark; 0 on success, 2 on a usage error or a missing router jar. */
+  public static int run(String[] args) {
+    return run(args, System.err);
+  }
+
+  static int run(String[] args, PrintStream err) {
+    RouterBenchmark b = new RouterBenchmark();
+    b.err = err;
+    return new CommandLine(b).setErr(new PrintWriter(err, true)).execute(args);
+  }
+
+  private PrintStream err = System.err;
 
   @FunctionalInterface
   interface Gen {
@@ -83,12 +98,29 @@ public final class RouterBenchmark implements java.util.concurrent.Callable<Inte
 
   @Override
   public Integer call() throws Exception {
-    long measure = DurationParser.parse(duration).toMillis();
-    long warm = DurationParser.parse(warmup).toMillis();
+    long measure;
+    long warm;
+    try {
+      measure = GoDuration.parse(duration).toMillis();
+      warm = GoDuration.parse(warmup).toMillis();
+    } catch (IllegalArgumentException e) {
+      err.println("sandboxd-bench router: " + e.getMessage());
+      return 2;
+    }
+    if (measure <= 0) {
+      err.println("sandboxd-bench router: --duration must be positive (got " + duration + ")");
+      return 2;
+    }
+    if (router == null && !Files.isRegularFile(routerJar)) {
+      err.println("sandboxd-bench router: " + routerJar + " not found; build it with "
+          + "./mvnw -B -q -pl router -am -DskipTests package, or pass --router-jar (or --router host:port)");
+      return 2;
+    }
     EventLoopGroup backendGroup = Transport.group(1, "bench-backend");
     EventLoopGroup clientGroup = Transport.group(clientThreads, "bench-client");
     BenchBackend ownBackend = null;
-    RouterServer ownRouter = null;
+    RouterProcess ownRouter = null;
+    String routerDescription;
     try {
       InetSocketAddress backendAddr;
       if (backend != null) {
@@ -100,13 +132,13 @@ public final class RouterBenchmark implements java.util.concurrent.Callable<Inte
       InetSocketAddress routerAddr;
       if (router != null) {
         routerAddr = hostPort(router);
+        routerDescription = "running at " + router;
       } else {
-        RouterConfig cfg = RouterConfig.defaults().withPort("127.0.0.1", 0).withAllowLoopbackPodIp(true)
-            .withIoThreads(routerThreads);
-        ownRouter = new RouterServer(cfg,
-            new TargetResolver(PodCache.DISABLED, HostResolver.system(), cfg.clusterDomain(), Executors.newCachedThreadPool()),
-            new AllowAllAuthorizer(), new RouterMetrics(new SimpleMeterRegistry(), PodCache.DISABLED), () -> true, null).start();
-        routerAddr = new InetSocketAddress("127.0.0.1", ownRouter.port());
+        List<String> jvmOpts = routerJvmOpts.isBlank() ? List.of() : List.of(routerJvmOpts.trim().split("\\s+"));
+        ownRouter = RouterProcess.start(routerJar, jvmOpts, routerThreads);
+        routerAddr = ownRouter.address();
+        routerDescription = "started from " + routerJar + " (pid " + ownRouter.pid() + ", JVM options "
+            + (jvmOpts.isEmpty() ? "none" : String.join(" ", jvmOpts)) + ", " + routerThreads + " io threads)";
       }
       Map<String, String> routing = Map.of(
           "X-Sandbox-ID", "bench",
@@ -125,6 +157,7 @@ public final class RouterBenchmark implements java.util.concurrent.Callable<Inte
       System.out.printf(Locale.ROOT, "router benchmark: %d cores, %s, warm-up %d ms, measure %d ms per run, median of %d, load average %.1f%n",
           Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.name") + " " + System.getProperty("java.version"), warm, measure,
           Math.max(1, repeat), java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+      System.out.println("router " + routerDescription);
       for (int c : concurrency) {
         if (!skipBaseline) {
           rows.add(new Row("direct", "GET", c, gen.run(backendAddr, Map.of(), 0, c, warm, measure)));
@@ -143,7 +176,7 @@ public final class RouterBenchmark implements java.util.concurrent.Callable<Inte
       }
       System.out.println();
       System.out.println(table(rows));
-      writeJson(rows);
+      writeJson(rows, routerDescription);
       System.out.println("wrote " + json.toAbsolutePath());
       return 0;
     } finally {
@@ -174,9 +207,10 @@ public final class RouterBenchmark implements java.util.concurrent.Callable<Inte
     return b.toString();
   }
 
-  private void writeJson(List<Row> rows) throws IOException {
+  private void writeJson(List<Row> rows, String routerDescription) throws IOException {
     StringBuilder b = new StringBuilder("{\n  \"cores\": ").append(Runtime.getRuntime().availableProcessors())
         .append(",\n  \"java\": \"").append(System.getProperty("java.version"))
+        .append("\",\n  \"router\": \"").append(routerDescription.replace("\\", "\\\\").replace("\"", "\\\""))
         .append("\",\n  \"load_average_at_end\": ")
         .append(String.format(Locale.ROOT, "%.2f", java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()))
         .append(",\n  \"repeat\": ").append(Math.max(1, repeat)).append(",\n  \"runs\": [\n");

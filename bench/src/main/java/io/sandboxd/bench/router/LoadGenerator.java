@@ -1,4 +1,4 @@
-package io.sandboxd.router.bench;
+package io.sandboxd.bench.router;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -17,7 +17,6 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpVersion;
-import io.sandboxd.router.proxy.Transport;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
