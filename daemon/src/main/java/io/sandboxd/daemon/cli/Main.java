@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.cli;
 
+import io.sandboxd.daemon.config.DaemonConfig;
+import io.sandboxd.daemon.logging.RequestLog;
 import picocli.CommandLine;
 
 import java.io.PrintStream;
@@ -82,7 +84,7 @@ public final class Main {
             return p.exitCode();
         }
         ShutdownSignals signals = ShutdownSignals.install();
-        Daemon daemon = new Daemon(p.config(), preloader.metrics());
+        Daemon daemon = new Daemon(p.config(), preloader.metrics(), RequestLog.stderr(p.config().logFormat()));
         try {
             daemon.start();
         } catch (Exception e) {
