@@ -9,7 +9,10 @@ import io.sandboxd.daemon.grpc.GrpcServer;
 import io.sandboxd.daemon.lifecycle.DaemonState;
 import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.daemon.metrics.Metrics;
+import io.sandboxd.daemon.process.CommandResolver;
 import io.sandboxd.daemon.process.ProcessCore;
+import io.sandboxd.daemon.process.ProcessRegistry;
+import io.sandboxd.daemon.process.ProcessRuntime;
 import io.sandboxd.daemon.rest.RestServer;
 
 import java.io.IOException;
@@ -49,8 +52,9 @@ public final class Daemon {
         this.config = config;
         this.listeners = new ListenerContext(state, AccessToken.from(config.authToken()), requestLog, metrics);
         SandboxRoot root = new SandboxRoot(config.rootDir());
-        this.processes = new ProcessCore(root, childEnvironment(System.getenv()), config.maxProcesses(),
-                config.streamChunkSize(), metrics.registry());
+        this.processes = new ProcessCore(new CommandResolver(root, childEnvironment(System.getenv())),
+                new ProcessRegistry(config.maxProcesses()),
+                new ProcessRuntime(config.streamChunkSize(), metrics.registry()));
         this.files = new FileStore(root);
     }
 
