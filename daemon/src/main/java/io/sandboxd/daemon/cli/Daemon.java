@@ -3,6 +3,7 @@ package io.sandboxd.daemon.cli;
 import io.sandboxd.daemon.auth.AccessToken;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.ListenerContext;
+import io.sandboxd.daemon.fs.DirectBuffers;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
 import io.sandboxd.daemon.grpc.GrpcServer;
@@ -40,6 +41,8 @@ public final class Daemon {
     private final ListenerContext listeners;
     private final ProcessCore processes;
     private final FileStore files;
+    /** File content in both directions: downloads read into these, raw uploads gather in them. */
+    private final DirectBuffers fileBuffers = DirectBuffers.forFileContent();
     private final CountDownLatch terminated = new CountDownLatch(1);
     private volatile GrpcServer grpc;
     private volatile RestServer rest;
@@ -55,7 +58,7 @@ public final class Daemon {
         this.processes = new ProcessCore(new CommandResolver(root, childEnvironment(System.getenv())),
                 new ProcessRegistry(config.maxProcesses()),
                 new ProcessRuntime(config.streamChunkSize(), metrics.registry()));
-        this.files = new FileStore(root);
+        this.files = new FileStore(root, fileBuffers);
     }
 
     /** The daemon's environment minus its own secret: user processes never see the access token. */
@@ -72,7 +75,7 @@ public final class Daemon {
      * {@link #shutdown()} then closes whatever did start.
      */
     public void start() throws IOException {
-        RestServer restServer = new RestServer(config, listeners, files, System.getenv());
+        RestServer restServer = new RestServer(config, listeners, files, fileBuffers, System.getenv());
         FutureTask<Void> restStart = new FutureTask<>(() -> {
             restServer.start();
             return null;

@@ -8,6 +8,7 @@ import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
+import io.sandboxd.daemon.fs.DirectBuffers;
 import io.sandboxd.daemon.fs.FileStore;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.Connector;
@@ -35,19 +36,25 @@ public final class RestServer {
     private final DaemonConfig config;
     private final ListenerContext listeners;
     private final FileStore store;
+    private final DirectBuffers fileBuffers;
     private final Map<String, String> environment;
     private volatile Javalin app;
 
-    /** @param environment the variables {@code /v1/metadata} picks from (the daemon's own) */
-    public RestServer(DaemonConfig config, ListenerContext listeners, FileStore store, Map<String, String> environment) {
+    /**
+     * @param fileBuffers the pool the store reads downloads into; raw uploads gather in it too
+     * @param environment the variables {@code /v1/metadata} picks from (the daemon's own)
+     */
+    public RestServer(DaemonConfig config, ListenerContext listeners, FileStore store, DirectBuffers fileBuffers,
+                      Map<String, String> environment) {
         this.config = config;
         this.listeners = listeners;
         this.store = store;
+        this.fileBuffers = fileBuffers;
         this.environment = environment;
     }
 
     public void start() throws IOException {
-        FilesHandler files = new FilesHandler(store);
+        FilesHandler files = new FilesHandler(store, fileBuffers);
         Javalin javalin = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.startup.showOldJavalinVersionWarning = false;

@@ -4,6 +4,7 @@ import io.sandboxd.daemon.auth.AccessToken;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.config.TestConfig;
+import io.sandboxd.daemon.fs.DirectBuffers;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
 import io.sandboxd.daemon.lifecycle.DaemonState;
@@ -34,10 +35,11 @@ final class RestFixture implements AutoCloseable {
         root = Files.createDirectories(base.resolve("root"));
         DaemonConfig config = configure.apply(TestConfig.forRoot(root));
         sandboxRoot = new SandboxRoot(root);
-        store = new FileStore(sandboxRoot);
+        DirectBuffers fileBuffers = DirectBuffers.forFileContent();
+        store = new FileStore(sandboxRoot, fileBuffers);
         listeners = new ListenerContext(new DaemonState(), AccessToken.from(config.authToken()), TestConfig.silentLog(),
                 new Metrics());
-        server = new RestServer(config, listeners, store, env);
+        server = new RestServer(config, listeners, store, fileBuffers, env);
         server.start();
         http = new TestHttp(server.port());
     }
