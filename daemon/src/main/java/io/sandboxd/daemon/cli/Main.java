@@ -74,10 +74,6 @@ public final class Main {
         }
     }
 
-    static int run(String[] args, Map<String, String> env) {
-        return run(args, env, StartupPreloader.none());
-    }
-
     static int run(String[] args, Map<String, String> env, StartupPreloader preloader) {
         Parsed p = parse(args, env, System.out, System.err);
         if (p.config() == null) {

@@ -97,7 +97,7 @@ public final class ProcessRegistry {
     }
 
     /** @return the places taken: live processes and spawns under way */
-    public int liveCount() {
+    int liveCount() {
         return live.get();
     }
 

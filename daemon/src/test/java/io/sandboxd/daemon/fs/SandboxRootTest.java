@@ -166,7 +166,7 @@ class SandboxRootTest {
                     assertThat(e.kind()).isIn(ErrorKind.PERMISSION_DENIED, ErrorKind.NOT_FOUND, ErrorKind.CONFLICT);
                 }
                 try {
-                    store.write("swap/new", sink -> sink.write(java.nio.ByteBuffer.wrap("w".getBytes())), WriteOptions.defaults());
+                    store.write("swap/new", sink -> sink.write(java.nio.ByteBuffer.wrap("w".getBytes())), new WriteOptions(WriteOptions.DEFAULT_MODE, java.util.Optional.empty(), java.util.Optional.empty(), false));
                 } catch (SandboxException e) {
                     assertThat(e.kind()).isIn(ErrorKind.PERMISSION_DENIED, ErrorKind.NOT_FOUND, ErrorKind.CONFLICT);
                 }
