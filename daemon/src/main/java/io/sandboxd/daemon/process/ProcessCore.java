@@ -9,15 +9,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * The process core: starts processes in their own sessions, finds Start processes by id and ends
  * them all at shutdown. Knows nothing about any transport. Composed of the registry (ids, the
- * {@code --max-processes} cap) and the runtime every process runs on, both handed in; the
- * processes report their end back through a {@link ProcessEndListener}.
+ * {@code --max-processes} cap) and the runtime every process runs on, both handed in, and the
+ * journal of the sessions it created; the processes report their end back through a
+ * {@link ProcessEndListener}.
  */
 public final class ProcessCore implements AutoCloseable {
     private final CommandResolver resolver;
     private final ProcessRegistry registry;
     private final ProcessRuntime runtime;
     private final ProcessLauncher launcher;
-    private final LeftoverSessions sessions;
+    private final SessionJournal sessions;
     private final ProcessEndListener ends = new Ends();
 
     /** Takes over the registry and the runtime: {@link #close()} closes both. */
@@ -26,7 +27,7 @@ public final class ProcessCore implements AutoCloseable {
         this.registry = registry;
         this.runtime = runtime;
         this.launcher = new ProcessLauncher(runtime);
-        this.sessions = new LeftoverSessions(runtime.timers());
+        this.sessions = new SessionJournal(runtime.timers());
     }
 
     /** Start: a registered process with stdin, addressable by its id until its output ends. */

@@ -3,7 +3,6 @@ package io.sandboxd.daemon.rest;
 import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
-import io.javalin.http.Handler;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.errors.ErrorKind;

@@ -1,6 +1,5 @@
 package io.sandboxd.daemon.grpc;
 
-import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

@@ -8,11 +8,11 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The sessions the core created that may still have members. Background children may outlive
- * their stream (with or without holding its pipes); shutdown kills whatever is left of every
- * session. Pruned against /proc as it grows, so a long-lived daemon does not keep every pid.
+ * The journal of sessions the core created that may still have members. Background children may
+ * outlive their stream (with or without holding its pipes); shutdown kills whatever is left of
+ * every session. Pruned against /proc as it grows, so a long-lived daemon does not keep every pid.
  */
-final class LeftoverSessions {
+final class SessionJournal {
     private static final int PRUNE_THRESHOLD = 4096;
 
     private final Set<Long> sessions = ConcurrentHashMap.newKeySet();
@@ -20,7 +20,7 @@ final class LeftoverSessions {
     private final Executor pruner;
 
     /** @param pruner where the /proc scan runs, off the caller's thread */
-    LeftoverSessions(Executor pruner) {
+    SessionJournal(Executor pruner) {
         this.pruner = pruner;
     }
 
