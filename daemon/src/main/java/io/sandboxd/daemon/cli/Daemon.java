@@ -1,38 +1,71 @@
 package io.sandboxd.daemon.cli;
 
+import io.sandboxd.daemon.auth.AccessToken;
+import io.sandboxd.daemon.config.DaemonConfig;
+import io.sandboxd.daemon.config.ListenerContext;
+import io.sandboxd.daemon.fs.DirectBuffers;
+import io.sandboxd.daemon.fs.FileStore;
+import io.sandboxd.daemon.fs.SandboxRoot;
 import io.sandboxd.daemon.grpc.GrpcServer;
+import io.sandboxd.daemon.lifecycle.DaemonState;
+import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.daemon.metrics.Metrics;
+import io.sandboxd.daemon.process.CommandResolver;
+import io.sandboxd.daemon.process.ProcessCore;
+import io.sandboxd.daemon.process.ProcessRegistry;
+import io.sandboxd.daemon.process.ProcessRuntime;
 import io.sandboxd.daemon.rest.RestServer;
 
 import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Wires the two transports to the shared core and owns the lifecycle (CONTRACT §1.8): on
- * shutdown health turns 503 / NOT_SERVING first, then process groups are terminated and their
- * streams get {@code exit}, then the listeners close, all within {@code --shutdown-timeout}.
+ * Builds the core (the process core and the file store over one sandbox root), hands it to the
+ * two transports, and owns the lifecycle (CONTRACT §1.8): on shutdown health turns 503 /
+ * NOT_SERVING first, then process groups are terminated and their streams get {@code exit},
+ * then the listeners close, then the core, all within {@code --shutdown-timeout}.
  */
 public final class Daemon {
+    /** How long SIGTERM has before SIGKILL at shutdown, when the budget allows that much. */
+    private static final long PROCESS_TERM_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** The environment variable the access token may come in; children never see it. */
+    static final String AUTH_TOKEN_VARIABLE = "SANDBOXD_AUTH_TOKEN";
+
     private final DaemonConfig config;
-    private final DaemonServices services;
+    private final DaemonState state = new DaemonState();
+    private final ListenerContext listeners;
+    private final ProcessCore processes;
+    private final FileStore files;
+    /** File content in both directions: downloads read into these, raw uploads gather in them. */
+    private final DirectBuffers fileBuffers = DirectBuffers.forFileContent();
     private final CountDownLatch terminated = new CountDownLatch(1);
     private volatile GrpcServer grpc;
     private volatile RestServer rest;
 
-    public Daemon(DaemonConfig config) {
-        this(config, new Metrics());
-    }
-
-    Daemon(DaemonConfig config, Metrics metrics) {
+    /**
+     * @param metrics    the registry, built ahead (see {@link StartupPreloader})
+     * @param requestLog where both listeners write their line per request
+     */
+    public Daemon(DaemonConfig config, Metrics metrics, RequestLog requestLog) {
         this.config = config;
-        this.services = DaemonServices.create(config, metrics);
+        this.listeners = new ListenerContext(state, AccessToken.from(config.authToken()), requestLog, metrics);
+        SandboxRoot root = new SandboxRoot(config.rootDir());
+        this.processes = new ProcessCore(new CommandResolver(root, childEnvironment(System.getenv())),
+                new ProcessRegistry(config.maxProcesses()),
+                new ProcessRuntime(config.streamChunkSize(), metrics.registry()));
+        this.files = new FileStore(root, fileBuffers);
     }
 
-    public DaemonServices services() {
-        return services;
+    /** The daemon's environment minus its own secret: user processes never see the access token. */
+    static Map<String, String> childEnvironment(Map<String, String> daemonEnv) {
+        Map<String, String> env = new HashMap<>(daemonEnv);
+        env.remove(AUTH_TOKEN_VARIABLE);
+        return env;
     }
 
     /**
@@ -42,7 +75,7 @@ public final class Daemon {
      * {@link #shutdown()} then closes whatever did start.
      */
     public void start() throws IOException {
-        RestServer restServer = new RestServer(services);
+        RestServer restServer = new RestServer(config, listeners, files, fileBuffers, System.getenv());
         FutureTask<Void> restStart = new FutureTask<>(() -> {
             restServer.start();
             return null;
@@ -52,7 +85,7 @@ public final class Daemon {
         rest = restServer;
         Throwable failure = null;
         try {
-            GrpcServer g = new GrpcServer(services);
+            GrpcServer g = new GrpcServer(config, listeners, processes);
             grpc = g;
             g.start();
         } catch (Throwable e) {
@@ -76,6 +109,14 @@ public final class Daemon {
         } else if (failure != null) {
             throw new IOException(failure.getMessage(), failure);
         }
+        removeStaleUploadsInBackground();
+    }
+
+    /** A predecessor killed mid-upload left temp files; they go while the daemon already serves. */
+    private void removeStaleUploadsInBackground() {
+        Thread cleaner = new Thread(files::removeStaleTemps, "sandboxd-temp-cleaner");
+        cleaner.setDaemon(true);
+        cleaner.start();
     }
 
     private static void awaitUninterruptibly(FutureTask<Void> task) throws ExecutionException {
@@ -104,20 +145,38 @@ public final class Daemon {
         return rest.port();
     }
 
-    /** Graceful, bounded shutdown. Idempotent; a second caller waits for the first. */
+    /**
+     * Graceful, bounded shutdown (CONTRACT §1.8), in this order and all before the deadline:
+     * refuse new calls, report not serving, end every process (each Start stream gets its exit),
+     * close the gRPC listener, then the REST one (in-flight requests may finish), then the core.
+     * Idempotent; a second caller waits for the first.
+     */
     public void shutdown() {
-        if (!services.state().beginShutdown()) {
+        if (!state.beginShutdown()) {
             awaitTermination();
             return;
         }
+        // From here on the gRPC gate refuses new calls and REST health answers 503.
         long deadlineNanos = System.nanoTime() + config.shutdownTimeout().toNanos();
         try {
-            if (grpc != null) {
-                grpc.shutdown(deadlineNanos);
+            GrpcServer g = grpc;
+            RestServer r = rest;
+            if (g != null) {
+                g.reportNotServing();
             }
-            if (rest != null) {
-                rest.stop(deadlineNanos);
+            // Keep a fifth of the budget (at most 1 s) for closing the listeners; SIGTERM gets
+            // half of the rest (at most 2 s) before SIGKILL.
+            long budget = Math.max(0, deadlineNanos - System.nanoTime());
+            long reserve = Math.min(TimeUnit.SECONDS.toNanos(1), budget / 5);
+            long grace = Math.min(PROCESS_TERM_GRACE_NANOS, (budget - reserve) / 2);
+            processes.terminateAll(grace, deadlineNanos - reserve);
+            if (g != null) {
+                g.stop(deadlineNanos - reserve / 2, deadlineNanos);
             }
+            if (r != null) {
+                r.stop(deadlineNanos);
+            }
+            processes.close();
         } finally {
             terminated.countDown();
         }
@@ -129,9 +188,5 @@ public final class Daemon {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        return terminated.await(timeout, unit);
     }
 }

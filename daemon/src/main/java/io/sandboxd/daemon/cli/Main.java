@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.cli;
 
+import io.sandboxd.daemon.config.DaemonConfig;
+import io.sandboxd.daemon.logging.RequestLog;
 import picocli.CommandLine;
 
 import java.io.PrintStream;
@@ -72,17 +74,13 @@ public final class Main {
         }
     }
 
-    static int run(String[] args, Map<String, String> env) {
-        return run(args, env, StartupPreloader.none());
-    }
-
     static int run(String[] args, Map<String, String> env, StartupPreloader preloader) {
         Parsed p = parse(args, env, System.out, System.err);
         if (p.config() == null) {
             return p.exitCode();
         }
         ShutdownSignals signals = ShutdownSignals.install();
-        Daemon daemon = new Daemon(p.config(), preloader.metrics());
+        Daemon daemon = new Daemon(p.config(), preloader.metrics(), RequestLog.stderr(p.config().logFormat()));
         try {
             daemon.start();
         } catch (Exception e) {

@@ -1,5 +1,6 @@
 package io.sandboxd.daemon.cli;
 
+import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.logging.LogFormat;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -147,7 +148,7 @@ public final class SandboxdCommand {
                 throw bad(cmd, "--auth-token-file \"" + authTokenFile + "\" cannot be read");
             }
         }
-        String fromEnv = env.get("SANDBOXD_AUTH_TOKEN");
+        String fromEnv = env.get(Daemon.AUTH_TOKEN_VARIABLE);
         if (fromEnv != null && !fromEnv.isBlank()) {
             return Optional.of(fromEnv.strip());
         }

@@ -24,8 +24,8 @@ final class StartupPreloader {
      */
     static final List<String> CLASSES = List.of(
             "io.sandboxd.daemon.fs.Posix",              // ~75 ms: JNA unpacks and loads libjnidispatch, binds libc
-            "io.sandboxd.daemon.process.NativeIo",      // binds the process core's libc calls (else the first Execute does)
-            "io.sandboxd.daemon.process.PosixSpawn",
+            "io.sandboxd.daemon.process.os.NativeIo",   // binds the process core's libc calls (else the first Execute does)
+            "io.sandboxd.daemon.process.os.PosixSpawn",
             "io.sandboxd.api.process.v1.ProcessProto",  // ~30 ms: the descriptor of process.proto
             "io.netty.channel.epoll.Epoll",             // ~17 ms: loads the native epoll transport
             "io.grpc.netty.NettyServerBuilder",         // ~8 ms

@@ -38,21 +38,20 @@ public final class FileStore {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final SandboxRoot root;
+    private final DirectBuffers buffers;
     /** Distinguishes our in-flight temps from a crashed predecessor's. */
     private final String instanceId;
     private final Object[] renameLocks = new Object[64];
     private final DirectorySync directorySync = new DirectorySync();
 
-    public FileStore(SandboxRoot root) {
+    /** @param buffers what downloads are read into (see {@link OpenFile#sendTo}) */
+    public FileStore(SandboxRoot root, DirectBuffers buffers) {
         this.root = root;
+        this.buffers = buffers;
         this.instanceId = HexFormat.of().formatHex(randomBytes(6));
         for (int i = 0; i < renameLocks.length; i++) {
             renameLocks[i] = new Object();
         }
-    }
-
-    public SandboxRoot root() {
-        return root;
     }
 
     // ---------------------------------------------------------------- read / list
@@ -73,7 +72,7 @@ public final class FileStore {
                 }
             }
         }
-        throw new SandboxException(ErrorKind.CONFLICT, "path changed repeatedly during the request");
+        throw new PathException(PathFailure.CHANGED, "path changed repeatedly during the request");
     }
 
     /** @return null when the name changed kind under us (retry) */
@@ -94,10 +93,10 @@ public final class FileStore {
                 return null;
             }
             if (st.type() != S_IFREG) {
-                throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "not a regular file or directory");
+                throw new PathException(PathFailure.NOT_REGULAR);
             }
             FileChannel ch = FileChannel.open(Posix.fdPath(fd), StandardOpenOption.READ);
-            return new ReadResult.File(new OpenFile(ch, info(st)));
+            return new ReadResult.File(new OpenFile(ch, info(st), buffers));
         } catch (LastErrorException e) {
             throw SandboxRoot.map(e);
         } catch (NoSuchFileException e) {
@@ -123,7 +122,7 @@ public final class FileStore {
                 }
             }
         } catch (java.nio.file.AccessDeniedException e) {
-            throw new SandboxException(ErrorKind.PERMISSION_DENIED, "permission denied");
+            throw new PathException(PathFailure.ACCESS_DENIED);
         } catch (IOException e) {
             throw ioError(e, "cannot list directory");
         }
@@ -239,8 +238,8 @@ public final class FileStore {
         }
     }
 
-    private static SandboxException isDirectory() {
-        return new SandboxException(ErrorKind.INVALID_ARGUMENT, "target path is a directory");
+    private static PathException isDirectory() {
+        return new PathException(PathFailure.IS_DIRECTORY);
     }
 
     private void checkPreconditions(SandboxRoot.Resolved r, WriteOptions o) throws SandboxException {
@@ -360,7 +359,7 @@ public final class FileStore {
         } catch (NoSuchFileException e) {
             return;
         } catch (java.nio.file.AccessDeniedException e) {
-            throw new SandboxException(ErrorKind.PERMISSION_DENIED, "permission denied");
+            throw new PathException(PathFailure.ACCESS_DENIED);
         } catch (IOException e) {
             throw ioError(e, "cannot list directory");
         }
@@ -459,23 +458,27 @@ public final class FileStore {
 
     // ---------------------------------------------------------------- helpers
 
+    /**
+     * The JDK reports these only as an IOException's text (no errno): matched here, once, and
+     * turned into the same errors an errno would give.
+     */
     static SandboxException ioError(IOException e, String what) {
         String msg = String.valueOf(e.getMessage());
         if (e instanceof java.nio.file.AccessDeniedException || msg.contains("Permission denied")
                 || msg.contains("Operation not permitted")) {
-            return new SandboxException(ErrorKind.PERMISSION_DENIED, "permission denied");
+            return new PathException(PathFailure.ACCESS_DENIED);
         }
         if (msg.contains("No space left") || msg.contains("Disk quota exceeded")) {
-            return new SandboxException(ErrorKind.INSUFFICIENT_STORAGE, "no space left on the sandbox volume");
+            return new PathException(PathFailure.NO_SPACE);
         }
         if (msg.contains("Read-only file system")) {
-            return new SandboxException(ErrorKind.PERMISSION_DENIED, "read-only file system");
+            return new PathException(PathFailure.READ_ONLY);
         }
         if (msg.contains("File name too long")) {
-            return new SandboxException(ErrorKind.INVALID_ARGUMENT, "file name too long");
+            return new PathException(PathFailure.NAME_TOO_LONG);
         }
         if (msg.contains("Not a directory")) {
-            return new SandboxException(ErrorKind.NOT_FOUND, "path does not exist within the sandbox");
+            return new PathException(PathFailure.NOT_FOUND);
         }
         // the IOException text may hold descriptor paths; never echo it
         return new SandboxException(ErrorKind.INTERNAL, what + " (" + e.getClass().getSimpleName() + ")", e);

@@ -58,11 +58,7 @@ public final class SandboxRoot implements AutoCloseable {
         }
     }
 
-    public Path path() {
-        return root;
-    }
-
-    public UserPath parse(String clientPath) throws SandboxException {
+    public UserPath parse(String clientPath) throws PathException {
         return UserPath.parse(clientPath, rootString);
     }
 
@@ -122,17 +118,17 @@ public final class SandboxRoot implements AutoCloseable {
         }
     }
 
-    public Resolved resolve(String clientPath, Mode mode) throws SandboxException {
+    public Resolved resolve(String clientPath, Mode mode) throws PathException {
         return resolve(parse(clientPath), mode);
     }
 
-    public Resolved resolve(UserPath path, Mode mode) throws SandboxException {
+    public Resolved resolve(UserPath path, Mode mode) throws PathException {
         for (int attempt = 0; ; attempt++) {
-            try {
-                return walk(path, mode);
+            try (Walk walk = new Walk(path, mode)) {
+                return walk.toTarget();
             } catch (Retry r) {
                 if (attempt >= MAX_RETRIES) {
-                    throw new SandboxException(ErrorKind.CONFLICT, "path changed repeatedly during resolution");
+                    throw new PathException(PathFailure.CHANGED);
                 }
             }
         }
@@ -145,119 +141,188 @@ public final class SandboxRoot implements AutoCloseable {
         }
     }
 
-    private Resolved walk(UserPath path, Mode mode) throws SandboxException, Retry {
-        Deque<String> todo = new ArrayDeque<>(path.segments());
-        // fds.get(0) is the root (not owned); names are the real segments of fds[1..]
-        List<Integer> fds = new ArrayList<>();
-        List<String> names = new ArrayList<>();
-        fds.add(rootFd);
-        int links = 0;
-        int created = 0;
-        try {
+    /**
+     * One resolution: the components still to take, and the stack of directory descriptors
+     * opened so far, each relative to the one below it. Closing it closes every descriptor it
+     * still holds; the one handed to the {@link Resolved} is no longer among them.
+     */
+    private final class Walk implements AutoCloseable {
+        private final Mode mode;
+        private final Deque<String> todo;
+        /** fds.get(0) is the root (not owned); names are the real segments of fds[1..] */
+        private final List<Integer> fds = new ArrayList<>();
+        private final List<String> names = new ArrayList<>();
+        private int links;
+        private int created;
+
+        Walk(UserPath path, Mode mode) {
+            this.mode = mode;
+            this.todo = new ArrayDeque<>(path.segments());
+            fds.add(rootFd);
+        }
+
+        Resolved toTarget() throws PathException, Retry {
             while (!todo.isEmpty()) {
                 String seg = todo.pollFirst();
                 if (seg.isEmpty() || seg.equals(".")) {
                     continue;
                 }
                 if (seg.equals("..")) {
-                    if (names.isEmpty()) {
-                        throw UserPath.escapes();
-                    }
-                    Posix.closeQuietly(fds.remove(fds.size() - 1));
-                    names.remove(names.size() - 1);
+                    climb();
                     continue;
                 }
-                boolean last = isLast(todo);
-                int top = fds.get(fds.size() - 1);
-                if (last && mode == Mode.NOFOLLOW_LAST) {
-                    Resolved r = handOff(fds, names, seg, true);
-                    return r;
+                Resolved target = step(seg, isLast(todo));
+                if (target != null) {
+                    return target;
                 }
-                if (last) {
-                    // Most targets are files: one statx tells so, where the probes below would
-                    // fail twice (ENOTDIR, then EINVAL from readlinkat), each failure a Java
-                    // exception. The use is as racy-safe as before: it is relative to the
-                    // directory we hold and opens the name with O_NOFOLLOW.
-                    int type;
-                    try {
-                        type = Posix.typeAt(top, seg);
-                    } catch (LastErrorException e) {
-                        if (e.getErrorCode() == Posix.ENOENT) {
-                            return handOff(fds, names, seg, false);
-                        }
-                        type = -1; // the probes below report it as they always did
-                    }
-                    if (type >= 0 && type != Posix.S_IFDIR && type != Posix.S_IFLNK) {
-                        return handOff(fds, names, seg, true);
-                    }
-                }
-                int fd;
-                try {
-                    fd = Posix.openat(top, seg, Posix.O_PATH | Posix.O_NOFOLLOW | Posix.O_DIRECTORY);
-                } catch (LastErrorException e) {
-                    int errno = e.getErrorCode();
-                    if (errno == Posix.ENOENT) {
-                        if (last) {
-                            Resolved r = handOff(fds, names, seg, false);
-                            return r;
-                        }
-                        if (mode == Mode.CREATE_PARENTS) {
-                            if (++created > 4 * UserPath.MAX_PATH_BYTES) {
-                                throw new Retry();
-                            }
-                            mkdir(top, seg);
-                            todo.addFirst(seg);
-                            continue;
-                        }
-                        throw notFound();
-                    }
-                    if (errno == Posix.ENOTDIR || errno == Posix.ELOOP) {
-                        String target;
-                        try {
-                            target = Posix.readlinkat(top, seg);
-                        } catch (LastErrorException e2) {
-                            if (e2.getErrorCode() == Posix.ENOENT) {
-                                throw new Retry();
-                            }
-                            throw map(e2);
-                        }
-                        if (target == null) {
-                            if (last) {
-                                Resolved r = handOff(fds, names, seg, true);
-                                return r;
-                            }
-                            throw new SandboxException(ErrorKind.NOT_FOUND,
-                                    "path does not exist within the sandbox (a parent is not a directory)");
-                        }
-                        if (++links > MAX_SYMLINKS) {
-                            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "too many levels of symbolic links");
-                        }
-                        if (target.isEmpty()) {
-                            throw notFound();
-                        }
-                        if (target.startsWith("/")) {
-                            String rel = confineAbsoluteLink(target);
-                            while (fds.size() > 1) {
-                                Posix.closeQuietly(fds.remove(fds.size() - 1));
-                                names.remove(names.size() - 1);
-                            }
-                            pushFront(todo, rel);
-                        } else {
-                            pushFront(todo, target);
-                        }
-                        continue;
-                    }
-                    throw map(e);
-                }
-                fds.add(fd);
-                names.add(seg);
             }
-            // The target is the directory on top of the stack.
+            return directoryOnTop();
+        }
+
+        /** One real component: the target itself, or a directory, a link or a missing parent to get past. */
+        private Resolved step(String seg, boolean last) throws PathException, Retry {
+            if (last) {
+                Resolved target = finalComponent(seg);
+                if (target != null) {
+                    return target;
+                }
+            }
+            int fd;
+            try {
+                fd = Posix.openat(top(), seg, Posix.O_PATH | Posix.O_NOFOLLOW | Posix.O_DIRECTORY);
+            } catch (LastErrorException e) {
+                return cannotDescend(seg, last, e);
+            }
+            fds.add(fd);
+            names.add(seg);
+            return null;
+        }
+
+        /** @return the target when the last component needs no descent (kept, missing, not a directory), else null */
+        private Resolved finalComponent(String seg) {
+            if (mode == Mode.NOFOLLOW_LAST) {
+                return handOff(seg, true);
+            }
+            // Most targets are files: one statx tells so, where the probes below would
+            // fail twice (ENOTDIR, then EINVAL from readlinkat), each failure a Java
+            // exception. The use is as racy-safe as before: it is relative to the
+            // directory we hold and opens the name with O_NOFOLLOW.
+            int type;
+            try {
+                type = Posix.typeAt(top(), seg);
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() == Posix.ENOENT) {
+                    return handOff(seg, false);
+                }
+                return null; // the probes of step report it as they always did
+            }
+            return type != Posix.S_IFDIR && type != Posix.S_IFLNK ? handOff(seg, true) : null;
+        }
+
+        /** openat would not open {@code seg} as a directory: find out what it is instead. */
+        private Resolved cannotDescend(String seg, boolean last, LastErrorException e) throws PathException, Retry {
+            int errno = e.getErrorCode();
+            if (errno == Posix.ENOENT) {
+                return missing(seg, last);
+            }
+            if (errno == Posix.ENOTDIR || errno == Posix.ELOOP) {
+                return notADirectory(seg, last);
+            }
+            throw map(e);
+        }
+
+        /** A missing last component is a target that does not exist; a missing parent is created or fatal. */
+        private Resolved missing(String seg, boolean last) throws PathException, Retry {
+            if (last) {
+                return handOff(seg, false);
+            }
+            if (mode != Mode.CREATE_PARENTS) {
+                throw notFound();
+            }
+            if (++created > 4 * UserPath.MAX_PATH_BYTES) {
+                throw new Retry();
+            }
+            mkdir(top(), seg);
+            todo.addFirst(seg); // and descend into it next
+            return null;
+        }
+
+        /** A symlink is expanded and walked; any other file is the target if last, a dead end otherwise. */
+        private Resolved notADirectory(String seg, boolean last) throws PathException, Retry {
+            String target;
+            try {
+                target = Posix.readlinkat(top(), seg);
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() == Posix.ENOENT) {
+                    throw new Retry();
+                }
+                throw map(e);
+            }
+            if (target == null) {
+                if (last) {
+                    return handOff(seg, true);
+                }
+                throw new PathException(PathFailure.PARENT_NOT_DIRECTORY);
+            }
+            expandLink(target);
+            return null;
+        }
+
+        /** The link's target takes its place: relative to the directory we are in, or absolute from the root. */
+        private void expandLink(String target) throws PathException {
+            if (++links > MAX_SYMLINKS) {
+                throw new PathException(PathFailure.TOO_MANY_LINKS);
+            }
+            if (target.isEmpty()) {
+                throw notFound();
+            }
+            if (target.startsWith("/")) {
+                String rel = confineAbsoluteLink(target);
+                while (fds.size() > 1) {
+                    pop();
+                }
+                pushFront(todo, rel);
+            } else {
+                pushFront(todo, target);
+            }
+        }
+
+        private void climb() throws PathException {
+            if (names.isEmpty()) {
+                throw UserPath.escapes();
+            }
+            pop();
+        }
+
+        private void pop() {
+            Posix.closeQuietly(fds.remove(fds.size() - 1));
+            names.remove(names.size() - 1);
+        }
+
+        private int top() {
+            return fds.get(fds.size() - 1);
+        }
+
+        /** The target is the directory on top of the stack. */
+        private Resolved directoryOnTop() {
+            int top = fds.remove(fds.size() - 1);
+            return new Resolved(top, top != rootFd, null, names, true);
+        }
+
+        /** Gives the top descriptor to a Resolved for {@code name} inside it. */
+        private Resolved handOff(String name, boolean exists) {
             int top = fds.remove(fds.size() - 1);
             boolean owns = top != rootFd;
-            Resolved r = new Resolved(top, owns, null, names, true);
-            return r;
-        } finally {
+            List<String> real = new ArrayList<>(names);
+            if (owns) {
+                names.remove(names.size() - 1);
+            }
+            real.add(name);
+            return new Resolved(top, owns, name, real, exists);
+        }
+
+        @Override
+        public void close() {
             for (int i = 1; i < fds.size(); i++) {
                 Posix.closeQuietly(fds.get(i));
             }
@@ -273,19 +338,7 @@ public final class SandboxRoot implements AutoCloseable {
         return true;
     }
 
-    /** Gives the top descriptor to a Resolved; the caller's finally closes the rest. */
-    private Resolved handOff(List<Integer> fds, List<String> names, String name, boolean exists) {
-        int top = fds.remove(fds.size() - 1);
-        boolean owns = top != rootFd;
-        List<String> real = new ArrayList<>(names);
-        if (owns) {
-            names.remove(names.size() - 1);
-        }
-        real.add(name);
-        return new Resolved(top, owns, name, real, exists);
-    }
-
-    private String confineAbsoluteLink(String target) throws SandboxException {
+    private String confineAbsoluteLink(String target) throws PathException {
         // lexical, like the kernel would see it from "/"; only the real root prefix is inside
         List<String> segs = new ArrayList<>();
         for (String s : target.split("/")) {
@@ -319,7 +372,7 @@ public final class SandboxRoot implements AutoCloseable {
         }
     }
 
-    private static void mkdir(int dirFd, String name) throws SandboxException {
+    private static void mkdir(int dirFd, String name) throws PathException {
         try {
             Posix.C.mkdirat(dirFd, Posix.cstr(name), 0755);
         } catch (LastErrorException e) {
@@ -329,27 +382,24 @@ public final class SandboxRoot implements AutoCloseable {
         }
     }
 
-    static SandboxException notFound() {
-        return new SandboxException(ErrorKind.NOT_FOUND, "path does not exist within the sandbox");
+    static PathException notFound() {
+        return new PathException(PathFailure.NOT_FOUND);
     }
 
     /** errno → a client-facing error without host paths. */
-    static SandboxException map(LastErrorException e) {
+    static PathException map(LastErrorException e) {
         return switch (e.getErrorCode()) {
             case Posix.ENOENT -> notFound();
-            case Posix.ENOTDIR -> new SandboxException(ErrorKind.NOT_FOUND,
-                    "path does not exist within the sandbox (a parent is not a directory)");
-            case Posix.EACCES, Posix.EPERM -> new SandboxException(ErrorKind.PERMISSION_DENIED, "permission denied");
-            case Posix.EROFS -> new SandboxException(ErrorKind.PERMISSION_DENIED, "read-only file system");
-            case Posix.ENAMETOOLONG -> new SandboxException(ErrorKind.INVALID_ARGUMENT, "file name too long");
-            case Posix.ELOOP -> new SandboxException(ErrorKind.INVALID_ARGUMENT, "too many levels of symbolic links");
-            case Posix.ENOSPC, Posix.EDQUOT -> new SandboxException(ErrorKind.INSUFFICIENT_STORAGE,
-                    "no space left on the sandbox volume");
-            case Posix.EISDIR -> new SandboxException(ErrorKind.INVALID_ARGUMENT, "target path is a directory");
-            case Posix.ENOTEMPTY, Posix.EEXIST -> new SandboxException(ErrorKind.CONFLICT,
-                    "directory is not empty; pass recursive=true to remove it");
-            case Posix.ENXIO -> new SandboxException(ErrorKind.INVALID_ARGUMENT, "not a regular file or directory");
-            default -> new SandboxException(ErrorKind.INTERNAL, "filesystem error (errno " + e.getErrorCode() + ")");
+            case Posix.ENOTDIR -> new PathException(PathFailure.PARENT_NOT_DIRECTORY);
+            case Posix.EACCES, Posix.EPERM -> new PathException(PathFailure.ACCESS_DENIED);
+            case Posix.EROFS -> new PathException(PathFailure.READ_ONLY);
+            case Posix.ENAMETOOLONG -> new PathException(PathFailure.NAME_TOO_LONG);
+            case Posix.ELOOP -> new PathException(PathFailure.TOO_MANY_LINKS);
+            case Posix.ENOSPC, Posix.EDQUOT -> new PathException(PathFailure.NO_SPACE);
+            case Posix.EISDIR -> new PathException(PathFailure.IS_DIRECTORY);
+            case Posix.ENOTEMPTY, Posix.EEXIST -> new PathException(PathFailure.NOT_EMPTY);
+            case Posix.ENXIO -> new PathException(PathFailure.NOT_REGULAR);
+            default -> new PathException(PathFailure.OTHER, "filesystem error (errno " + e.getErrorCode() + ")");
         };
     }
 
@@ -367,7 +417,13 @@ public final class SandboxRoot implements AutoCloseable {
         if (cwd.indexOf('\0') >= 0) {
             throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "cwd contains a NUL byte");
         }
-        try (Resolved r = resolve(cwd, Mode.FOLLOW)) {
+        Resolved resolved;
+        try {
+            resolved = resolve(cwd, Mode.FOLLOW);
+        } catch (PathException e) {
+            throw workingDirectoryError(cwd, e);
+        }
+        try (Resolved r = resolved) {
             if (!r.exists()) {
                 throw new SandboxException(ErrorKind.NOT_FOUND, "cwd \"" + cwd + "\" does not exist");
             }
@@ -379,30 +435,21 @@ public final class SandboxRoot implements AutoCloseable {
                 p = p.resolve(s);
             }
             return p;
-        } catch (SandboxException e) {
-            switch (e.kind()) {
-                case PERMISSION_DENIED -> {
-                    if (e.getMessage().startsWith("path traversal")) {
-                        throw new SandboxException(ErrorKind.PERMISSION_DENIED,
-                                "cwd: access denied: path \"" + cwd + "\": path escapes sandbox root");
-                    }
-                    throw new SandboxException(ErrorKind.PERMISSION_DENIED, "cwd \"" + cwd + "\": permission denied");
-                }
-                case NOT_FOUND -> {
-                    if (e.getMessage().startsWith("cwd")) {
-                        throw e;
-                    }
-                    throw new SandboxException(ErrorKind.NOT_FOUND, "cwd \"" + cwd + "\" does not exist");
-                }
-                case INVALID_ARGUMENT -> {
-                    if (e.getMessage().startsWith("cwd")) {
-                        throw e;
-                    }
-                    throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "cwd \"" + cwd + "\": " + e.getMessage());
-                }
-                default -> throw e;
-            }
         }
+    }
+
+    /** A cwd that does not resolve, told in terms of the cwd the client sent. */
+    private static SandboxException workingDirectoryError(String cwd, PathException e) {
+        if (e.failure() == PathFailure.ESCAPES) {
+            return new SandboxException(ErrorKind.PERMISSION_DENIED,
+                    "cwd: access denied: path \"" + cwd + "\": path escapes sandbox root");
+        }
+        return switch (e.kind()) {
+            case PERMISSION_DENIED -> new SandboxException(ErrorKind.PERMISSION_DENIED, "cwd \"" + cwd + "\": permission denied");
+            case NOT_FOUND -> new SandboxException(ErrorKind.NOT_FOUND, "cwd \"" + cwd + "\" does not exist");
+            case INVALID_ARGUMENT -> new SandboxException(ErrorKind.INVALID_ARGUMENT, "cwd \"" + cwd + "\": " + e.getMessage());
+            default -> e;
+        };
     }
 
     @Override

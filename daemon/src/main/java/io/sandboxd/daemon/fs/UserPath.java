@@ -1,8 +1,5 @@
 package io.sandboxd.daemon.fs;
 
-import io.sandboxd.daemon.errors.ErrorKind;
-import io.sandboxd.daemon.errors.SandboxException;
-
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +8,7 @@ import java.util.List;
  * A client path, lexically cleaned into segments relative to the root (CONTRACT §2.1). Pure:
  * no I/O. Absolute paths are re-rooted ({@code /etc/passwd} means {@code <root>/etc/passwd}, and
  * {@code <root>/x} means {@code <root>/x}); {@code .} and empty segments vanish; a {@code ..} that
- * would climb above the root is a PERMISSION_DENIED.
+ * would climb above the root is a PERMISSION_DENIED ({@link PathFailure#ESCAPES}).
  */
 public record UserPath(List<String> segments) {
     /** Linux NAME_MAX, in bytes. */
@@ -37,12 +34,12 @@ public record UserPath(List<String> segments) {
      * @param raw        the decoded client path
      * @param rootString the real root path, e.g. {@code /workspace}, whose prefix is stripped
      */
-    public static UserPath parse(String raw, String rootString) throws SandboxException {
+    public static UserPath parse(String raw, String rootString) throws PathException {
         if (raw.indexOf('\0') >= 0) {
-            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "path contains a NUL byte");
+            throw new PathException(PathFailure.INVALID, "path contains a NUL byte");
         }
         if (raw.getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
-            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "path is too long");
+            throw new PathException(PathFailure.INVALID, "path is too long");
         }
         String p = raw;
         if (p.startsWith("/")) {
@@ -56,18 +53,18 @@ public record UserPath(List<String> segments) {
         List<String> segs = lexicalClean(p.split("/"), true);
         for (String s : segs) {
             if (s.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
-                throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "a path segment is longer than "
+                throw new PathException(PathFailure.INVALID, "a path segment is longer than "
                         + MAX_NAME_BYTES + " bytes");
             }
             if (s.startsWith(TEMP_PREFIX)) {
-                throw new SandboxException(ErrorKind.INVALID_ARGUMENT,
+                throw new PathException(PathFailure.INVALID,
                         "names starting with " + TEMP_PREFIX + " are reserved for in-flight uploads");
             }
         }
         return new UserPath(segs);
     }
 
-    private static List<String> lexicalClean(String[] parts, boolean strict) throws SandboxException {
+    private static List<String> lexicalClean(String[] parts, boolean strict) throws PathException {
         List<String> out = new ArrayList<>(parts.length);
         for (String s : parts) {
             if (s.isEmpty() || s.equals(".")) {
@@ -88,14 +85,8 @@ public record UserPath(List<String> segments) {
         return out;
     }
 
-    static SandboxException escapes() {
-        return new SandboxException(ErrorKind.PERMISSION_DENIED, "path traversal outside sandbox root is forbidden");
-    }
-
-    public UserPath child(String name) {
-        List<String> s = new ArrayList<>(segments);
-        s.add(name);
-        return new UserPath(s);
+    static PathException escapes() {
+        return new PathException(PathFailure.ESCAPES);
     }
 
     @Override

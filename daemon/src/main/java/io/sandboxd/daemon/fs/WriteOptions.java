@@ -12,8 +12,4 @@ import java.util.Optional;
  */
 public record WriteOptions(int mode, Optional<byte[]> sha256, Optional<String> ifMatch, boolean ifNoneMatchAny) {
     public static final int DEFAULT_MODE = 0644;
-
-    public static WriteOptions defaults() {
-        return new WriteOptions(DEFAULT_MODE, Optional.empty(), Optional.empty(), false);
-    }
 }

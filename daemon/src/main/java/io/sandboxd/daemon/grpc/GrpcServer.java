@@ -16,51 +16,44 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.sandboxd.api.process.v1.ProcessServiceGrpc;
-import io.sandboxd.daemon.cli.DaemonConfig;
-import io.sandboxd.daemon.cli.DaemonServices;
+import io.sandboxd.daemon.config.DaemonConfig;
+import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.process.ProcessCore;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The gRPC side of the daemon on {@code --grpc-port} (CONTRACT §1): ProcessService, the standard
  * health service and server reflection (v1 and v1alpha), behind the interceptors for logging and
- * metrics, the shutdown gate and auth. Netty with the epoll transport when available.
+ * metrics, the shutdown gate and auth. Netty with the epoll transport when available. An adapter
+ * only: the process core it serves is built, handed over and closed by the daemon.
  */
 public final class GrpcServer {
-    private static final long PROCESS_TERM_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
-
-    private final DaemonServices services;
-    private final ProcessCore core;
+    private final DaemonConfig config;
+    private final ListenerContext listeners;
+    private final ProcessCore processes;
     private final HealthStatusManager health = new HealthStatusManager();
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private Server server;
 
-    private final java.util.concurrent.ExecutorService ptySpawns = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+    private final ExecutorService ptySpawns = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "sandboxd-pty-spawn");
         t.setDaemon(true);
         return t;
     });
 
-    public GrpcServer(DaemonServices services) {
-        this.services = services;
-        DaemonConfig config = services.config();
-        this.core = new ProcessCore(services.root(), childEnvironment(System.getenv()), config.maxProcesses(),
-                config.streamChunkSize(), services.metrics().registry());
-    }
-
-    /** The daemon's environment minus its own secret: user processes never see the access token. */
-    static java.util.Map<String, String> childEnvironment(java.util.Map<String, String> daemonEnv) {
-        java.util.Map<String, String> env = new java.util.HashMap<>(daemonEnv);
-        env.remove("SANDBOXD_AUTH_TOKEN");
-        return env;
+    public GrpcServer(DaemonConfig config, ListenerContext listeners, ProcessCore processes) {
+        this.config = config;
+        this.listeners = listeners;
+        this.processes = processes;
     }
 
     public void start() throws IOException {
-        DaemonConfig config = services.config();
         NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(config.listenHost(), config.grpcPort()));
         if (Epoll.isAvailable()) {
             boss = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
@@ -78,15 +71,15 @@ public final class GrpcServer {
                 // ByteBuffer.allocateDirect zeroes: one Execute left ~8 MiB more RSS at idle.
                 // Netty 4.2's default (adaptive) allocator: ~4 MiB less (measured on JDK 17, 2 cores).
                 .withChildOption(ChannelOption.ALLOCATOR, ByteBufAllocator.DEFAULT)
-                .addService(new ProcessServiceImpl(core, config.executeOutputLimit(), ptySpawns))
+                .addService(new ProcessServiceImpl(processes, config.executeOutputLimit(), ptySpawns))
                 .addService(health.getHealthService())
                 .addService(ProtoReflectionServiceV1.newInstance())
                 .addService(ProtoReflectionService.newInstance())
                 // Run in reverse order of addition: CallObserver sees every call first.
                 .intercept(new ResponseTrailers())
-                .intercept(new AuthInterceptor(services.accessToken()))
-                .intercept(new ServingGate(services.state()))
-                .intercept(new CallObserver(services.requestLog(), services.metrics().registry()));
+                .intercept(new AuthInterceptor(listeners.accessToken()))
+                .intercept(new ServingGate(listeners.state()))
+                .intercept(new CallObserver(listeners.requestLog(), listeners.metrics().registry()));
         server = b.build().start();
         health.setStatus("", ServingStatus.SERVING);
         health.setStatus(ProcessServiceGrpc.SERVICE_NAME, ServingStatus.SERVING);
@@ -96,27 +89,23 @@ public final class GrpcServer {
         return server == null ? -1 : server.getPort();
     }
 
-    /** Exposed for tests and the daemon: the live process count. */
-    public ProcessCore processes() {
-        return core;
+    /**
+     * Health says NOT_SERVING from now on, for good. New calls are already refused by the gate
+     * once the daemon state flipped (CONTRACT §1.8).
+     */
+    public void reportNotServing() {
+        health.enterTerminalState();
     }
 
     /**
-     * CONTRACT §1.8: health NOT_SERVING (new calls are already refused by the gate, since the
-     * daemon state flipped), SIGTERM to every group, SIGKILL after a grace, every open Start
-     * stream gets its exit, then the listener closes; all before {@code deadlineNanos}.
+     * Closes the listener: calls still open may finish until {@code drainDeadlineNanos}, are
+     * cancelled then, and the event loops are released by {@code deadlineNanos}.
      */
-    public void shutdown(long deadlineNanos) {
-        health.enterTerminalState();
-        long budget = Math.max(0, deadlineNanos - System.nanoTime());
-        long reserve = Math.min(TimeUnit.SECONDS.toNanos(1), budget / 5);
-        long grace = Math.min(PROCESS_TERM_GRACE_NANOS, (budget - reserve) / 2);
-        core.terminateAll(grace, deadlineNanos - reserve);
+    public void stop(long drainDeadlineNanos, long deadlineNanos) {
         if (server != null) {
             server.shutdown();
             try {
-                long left = deadlineNanos - System.nanoTime() - reserve / 2;
-                if (!server.awaitTermination(Math.max(0, left), TimeUnit.NANOSECONDS)) {
+                if (!server.awaitTermination(Math.max(0, drainDeadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                     server.shutdownNow();
                     server.awaitTermination(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
                 }
@@ -130,6 +119,5 @@ public final class GrpcServer {
             boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
         }
         ptySpawns.shutdownNow();
-        core.close();
     }
 }

@@ -2,7 +2,6 @@ package io.sandboxd.daemon.grpc;
 
 import io.grpc.Context;
 import io.grpc.Metadata;
-import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.sandboxd.api.process.v1.ExecuteRequest;
@@ -12,6 +11,7 @@ import io.sandboxd.api.process.v1.ResizeTTYRequest;
 import io.sandboxd.api.process.v1.ResizeTTYResponse;
 import io.sandboxd.api.process.v1.SendSignalRequest;
 import io.sandboxd.api.process.v1.SendSignalResponse;
+import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
@@ -21,7 +21,7 @@ import io.sandboxd.daemon.process.ExecuteResult;
 import io.sandboxd.daemon.process.Execution;
 import io.sandboxd.daemon.process.ManagedProcess;
 import io.sandboxd.daemon.process.ProcessCore;
-import io.sandboxd.daemon.process.TerminalSize;
+import io.sandboxd.daemon.process.ProcessSignal;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -167,15 +167,7 @@ final class ProcessServiceImpl extends ProcessServiceGrpc.ProcessServiceImplBase
     public void sendSignal(SendSignalRequest request, StreamObserver<SendSignalResponse> observer) {
         try {
             ManagedProcess p = core.find(request.getProcessId());
-            int sig = request.getSignalValue();
-            if (sig != 2 && sig != 9 && sig != 15) {
-                String name = request.getSignal() == io.sandboxd.api.process.v1.Signal.UNRECOGNIZED
-                        ? Integer.toString(sig) : request.getSignal().name();
-                observer.onError(Status.INVALID_ARGUMENT
-                        .withDescription("unsupported or unspecified signal: " + name).asRuntimeException());
-                return;
-            }
-            p.signal(sig);
+            p.signal(ProcessSignal.of(request.getSignalValue(), wireName(request)));
             observer.onNext(SendSignalResponse.getDefaultInstance());
             observer.onCompleted();
         } catch (SandboxException e) {
@@ -183,15 +175,17 @@ final class ProcessServiceImpl extends ProcessServiceGrpc.ProcessServiceImplBase
         }
     }
 
+    /** The request's signal as the client named it: its enum name, or the bare number when unknown. */
+    private static String wireName(SendSignalRequest request) {
+        Signal signal = request.getSignal();
+        return signal == Signal.UNRECOGNIZED ? Integer.toString(request.getSignalValue()) : signal.name();
+    }
+
     @Override
     public void resizeTTY(ResizeTTYRequest request, StreamObserver<ResizeTTYResponse> observer) {
         try {
             ManagedProcess p = core.find(request.getProcessId());
-            if (p.mode() != io.sandboxd.daemon.process.SpawnMode.PTY) {
-                p.resize(TerminalSize.DEFAULT); // raises FAILED_PRECONDITION
-            }
-            p.resize(TerminalSize.resize(Integer.toUnsignedLong(request.getCols()),
-                    Integer.toUnsignedLong(request.getRows())));
+            p.resize(Integer.toUnsignedLong(request.getCols()), Integer.toUnsignedLong(request.getRows()));
             observer.onNext(ResizeTTYResponse.getDefaultInstance());
             observer.onCompleted();
         } catch (SandboxException e) {

@@ -13,7 +13,6 @@ import java.time.Instant;
 public final class RequestLog {
     private final LogFormat format;
     private final PrintStream out;
-    private volatile boolean enabled = true;
 
     public RequestLog(LogFormat format, PrintStream out) {
         this.format = format;
@@ -24,10 +23,6 @@ public final class RequestLog {
         return new RequestLog(format, System.err);
     }
 
-    public void setEnabled(boolean enabled) {
-        this.enabled = enabled;
-    }
-
     /**
      * @param transport "rest" or "grpc"
      * @param method    HTTP method, or "unary"/"stream" for gRPC
@@ -36,9 +31,6 @@ public final class RequestLog {
      */
     public void log(String transport, String method, String target, String status,
                     long durationNanos, long bytesIn, long bytesOut) {
-        if (!enabled) {
-            return;
-        }
         StringBuilder sb = new StringBuilder(160);
         String ts = Instant.now().toString();
         if (format == LogFormat.JSON) {

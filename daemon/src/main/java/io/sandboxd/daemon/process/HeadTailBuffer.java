@@ -71,11 +71,6 @@ public final class HeadTailBuffer {
         }
     }
 
-    /** @return bytes written in total, kept or not */
-    public long total() {
-        return total;
-    }
-
     /** @return bytes dropped from the middle */
     public long dropped() {
         return total - headLen - tailLen;

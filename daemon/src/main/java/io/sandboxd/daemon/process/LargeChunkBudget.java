@@ -14,11 +14,9 @@ final class LargeChunkBudget {
     /** What any read may take without the budget (the old default chunk). */
     static final int BASE = 32 * 1024;
 
-    private final long capacity;
     private final AtomicLong available;
 
     LargeChunkBudget(long capacity) {
-        this.capacity = capacity;
         this.available = new AtomicLong(capacity);
     }
 
@@ -44,9 +42,5 @@ final class LargeChunkBudget {
 
     long available() {
         return available.get();
-    }
-
-    long capacity() {
-        return capacity;
     }
 }

@@ -2,6 +2,10 @@ package io.sandboxd.daemon.process;
 
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
+import io.sandboxd.daemon.process.os.ExitWatcher;
+import io.sandboxd.daemon.process.os.NativeIo;
+import io.sandboxd.daemon.process.os.PipeSpawner;
+import io.sandboxd.daemon.process.os.PtyTerminal;
 
 import java.io.IOException;
 import java.util.List;
@@ -12,7 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The one owner of a spawned process: it pumps its output to a sink, tracks stdin and exit, and
  * is the only place that signals it. The process runs in its own session, so its pid is its
- * process group id and every signal goes to the whole group.
+ * process group id and every signal goes to the whole group. It runs on the shared
+ * {@link ProcessRuntime} and reports its end to a {@link ProcessEndListener}.
  *
  * <p>Exit is delivered after all output: once the leader is reaped, the pumps read to EOF; if a
  * background child keeps the output open, they stop after {@link #PIPE_GRACE_MILLIS} of waiting
@@ -22,29 +27,27 @@ public final class ManagedProcess {
     static final long PIPE_GRACE_MILLIS = 2000;
 
     private final int id;
-    private final String rpc;
     private final long pid;
-    private final SpawnMode mode;
     private final PipeSpawner.Spawned pipes;
     private final PtyTerminal terminal;
     private final StdinChannel stdin;
-    private final ProcessCore core;
+    private final ProcessRuntime runtime;
+    private final ProcessEndListener ends;
     private final CompletableFuture<Integer> leaderExit = new CompletableFuture<>();
     private final CompletableFuture<Integer> finished = new CompletableFuture<>();
     private final AtomicBoolean pumping = new AtomicBoolean();
     private volatile boolean leaderExited;
 
     /** Pipe mode: the output pipes are read on the I/O loop, the exit comes from a pidfd there. */
-    ManagedProcess(int id, String rpc, PipeSpawner.Spawned pipes, ProcessCore core) {
+    ManagedProcess(int id, PipeSpawner.Spawned pipes, ProcessRuntime runtime, ProcessEndListener ends) {
         this.id = id;
-        this.rpc = rpc;
-        this.core = core;
+        this.runtime = runtime;
+        this.ends = ends;
         this.pipes = pipes;
         this.terminal = null;
-        this.mode = SpawnMode.PIPE;
         this.pid = pipes.pid();
-        this.stdin = pipes.stdin() >= 0 ? new PipeStdin(id, pipes.stdin(), core.io().blocking) : null;
-        ExitWatcher.watch(pid, core.loop(), core.io().blocking, this::leaderExited);
+        this.stdin = pipes.stdin() >= 0 ? new PipeStdin(id, pipes.stdin(), runtime.blocking()) : null;
+        ExitWatcher.watch(pid, runtime.loop(), runtime.blocking(), this::leaderExited);
     }
 
     /**
@@ -52,23 +55,22 @@ public final class ManagedProcess {
      * when it exited; only then does a pooled thread collect the code from pty4j (so no thread
      * waits while the process runs). The master is read on the I/O loop too.
      */
-    ManagedProcess(int id, String rpc, PtyTerminal terminal, boolean withStdin, ProcessCore core) {
+    ManagedProcess(int id, PtyTerminal terminal, ProcessRuntime runtime, ProcessEndListener ends) {
         this.id = id;
-        this.rpc = rpc;
-        this.core = core;
+        this.runtime = runtime;
+        this.ends = ends;
         this.pipes = null;
         this.terminal = terminal;
-        this.mode = SpawnMode.PTY;
         this.pid = terminal.pid();
-        this.stdin = new PtyStdin(id, terminal, core.io().blocking);
-        Runnable collect = () -> core.io().blocking.execute(() -> {
+        this.stdin = new PtyStdin(id, terminal, runtime.blocking());
+        Runnable collect = () -> runtime.blocking().execute(() -> {
             try {
                 leaderExited(terminal.waitFor());
             } catch (InterruptedException e) {
                 leaderExited(-1);
             }
         });
-        if (!ExitWatcher.notifyExit(pid, core.loop(), collect)) {
+        if (!ExitWatcher.notifyExit(pid, runtime.loop(), collect)) {
             collect.run(); // no pidfd: a pooled thread waits for the whole run instead
         }
     }
@@ -85,14 +87,6 @@ public final class ManagedProcess {
 
     public long pid() {
         return pid;
-    }
-
-    public SpawnMode mode() {
-        return mode;
-    }
-
-    String rpc() {
-        return rpc;
     }
 
     /** Completes with the exit code after the sink received {@code onExit}. */
@@ -113,7 +107,7 @@ public final class ManagedProcess {
             if (sources.stream().allMatch(s -> s.done().isDone())) {
                 return; // the usual case: output ended with the leader, no grace needed
             }
-            core.io().timers.schedule(() -> {
+            runtime.timers().schedule(() -> {
                 for (OutputReader s : sources) {
                     if (!s.done().isDone()) {
                         s.expireGrace();
@@ -129,9 +123,9 @@ public final class ManagedProcess {
         CompletableFuture.allOf(waits).whenComplete((v, err) -> finish(sink));
     }
 
-    /** Starts reading the process's output on the core's I/O loop: its pipes, or its terminal. */
+    /** Starts reading the process's output on the runtime's I/O loop: its pipes, or its terminal. */
     private List<OutputReader> startReaders(OutputSink sink) {
-        int chunk = core.chunkSize();
+        int chunk = runtime.chunkSize();
         if (terminal == null) {
             return List.of(reader(pipes.stdout(), OutputKind.STDOUT, sink, chunk, true),
                     reader(pipes.stderr(), OutputKind.STDERR, sink, chunk, true));
@@ -149,10 +143,9 @@ public final class ManagedProcess {
         }
     }
 
-    /** A started reader of {@code fd} on the core's I/O loop. */
+    /** A started reader of {@code fd} on the runtime's I/O loop. */
     private OutputReader reader(int fd, OutputKind kind, OutputSink sink, int chunk, boolean ownsFd) {
-        OutputReader r = new OutputReader(core.loop(), fd, kind, sink, chunk, core.metrics(), core.chunkBudget(),
-                core.pipeGrowth(), ownsFd);
+        OutputReader r = new OutputReader(runtime, fd, kind, sink, chunk, ownsFd);
         r.start();
         return r;
     }
@@ -164,23 +157,22 @@ public final class ManagedProcess {
         } else if (terminal != null) {
             terminal.closeMaster();
         }
-        core.metrics().exited(code);
-        // Forget the id before the stream ends, so a client that saw the end gets NOT_FOUND.
-        core.forget(this);
+        runtime.metrics().exited(code);
+        ends.exiting(this);
         try {
             sink.onExit(code);
         } finally {
-            core.released(this);
+            ends.ended(this);
             finished.complete(code);
         }
     }
 
     /** SendSignal: to the group while the leader lives; afterwards an OK no-op (no pid reuse). */
-    public void signal(int signal) {
+    public void signal(ProcessSignal signal) {
         if (leaderExited) {
             return;
         }
-        signalGroup(signal);
+        signalGroup(signal.number());
     }
 
     /** SIGTERM to the group (shutdown), unless everything already ended. */
@@ -239,17 +231,22 @@ public final class ManagedProcess {
         return stdin.eof();
     }
 
-    public void resize(TerminalSize size) throws SandboxException {
+    /**
+     * ResizeTTY: a process without a terminal is FAILED_PRECONDITION whatever the size; then the
+     * size is checked (INVALID_ARGUMENT), then whether the process still runs.
+     */
+    public void resize(long cols, long rows) throws SandboxException {
         if (terminal == null) {
             throw new SandboxException(ErrorKind.FAILED_PRECONDITION,
                     "failed to resize TTY: process " + id + " has no terminal");
         }
+        TerminalSize size = TerminalSize.resize(cols, rows);
         if (leaderExited) {
             throw new SandboxException(ErrorKind.FAILED_PRECONDITION,
                     "failed to resize TTY: process " + id + " has exited");
         }
         try {
-            terminal.resize(size);
+            terminal.resize(size.cols(), size.rows());
         } catch (IOException e) {
             throw new SandboxException(ErrorKind.FAILED_PRECONDITION, "failed to resize TTY of process " + id);
         }

@@ -1,6 +1,8 @@
 package io.sandboxd.daemon.process;
 
 import com.sun.jna.Pointer;
+import io.sandboxd.daemon.process.os.IoLoop;
+import io.sandboxd.daemon.process.os.NativeIo;
 
 import java.util.concurrent.CompletableFuture;
 
@@ -24,6 +26,7 @@ final class OutputReader implements IoLoop.Handler {
     static final long POST_GRACE_BYTES = 1024 * 1024;
 
     private final IoLoop loop;
+    private final OutputBuffers buffers;
     private final int fd;
     private final OutputKind kind;
     private final OutputSink sink;
@@ -43,16 +46,16 @@ final class OutputReader implements IoLoop.Handler {
     private boolean graceExpired;
     private long postGraceBytes;
 
-    OutputReader(IoLoop loop, int fd, OutputKind kind, OutputSink sink, int chunkSize, ProcessMetrics metrics,
-                 LargeChunkBudget budget, PipeGrowth growth, boolean ownsFd) {
-        this.loop = loop;
+    OutputReader(ProcessRuntime runtime, int fd, OutputKind kind, OutputSink sink, int chunkSize, boolean ownsFd) {
+        this.loop = runtime.loop();
+        this.buffers = runtime.outputBuffers();
         this.fd = fd;
         this.kind = kind;
         this.sink = sink;
-        this.chunkSize = Math.min(chunkSize, loop.readBufferSize());
-        this.metrics = metrics;
-        this.budget = budget;
-        this.growth = growth;
+        this.chunkSize = Math.min(chunkSize, buffers.readBufferSize());
+        this.metrics = runtime.metrics();
+        this.budget = runtime.chunkBudget();
+        this.growth = runtime.pipeGrowth();
         this.ownsFd = ownsFd;
     }
 
@@ -102,7 +105,7 @@ final class OutputReader implements IoLoop.Handler {
             heldBudget = budget.tryAcquire(chunkSize - limit);
             limit += (int) heldBudget;
         }
-        long buf = Pointer.nativeValue(loop.readBuffer());
+        long buf = Pointer.nativeValue(buffers.readBuffer());
         int len = 0;
         boolean eof = false;
         while (len < limit) {
@@ -150,8 +153,8 @@ final class OutputReader implements IoLoop.Handler {
         if (sink.isClosed()) {
             return; // the consumer left: drain so the writer is not blocked until it is killed
         }
-        byte[] data = loop.heapChunk(len);
-        loop.readBuffer().read(0, data, 0, len);
+        byte[] data = buffers.heapChunk(len);
+        buffers.readBuffer().read(0, data, 0, len);
         metrics.bytes(kind, len);
         sink.onOutput(kind, data, len);
     }

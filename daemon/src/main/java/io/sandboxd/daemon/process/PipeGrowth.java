@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.process;
 
+import io.sandboxd.daemon.process.os.NativeIo;
+
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**

@@ -5,6 +5,7 @@ import io.javalin.http.HandlerType;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.ContentSource;
+import io.sandboxd.daemon.fs.DirectBuffers;
 import io.sandboxd.daemon.fs.DirectoryListing;
 import io.sandboxd.daemon.fs.Etags;
 import io.sandboxd.daemon.fs.FileEntry;
@@ -14,13 +15,11 @@ import io.sandboxd.daemon.fs.OpenFile;
 import io.sandboxd.daemon.fs.ReadResult;
 import io.sandboxd.daemon.fs.WriteOptions;
 
-import org.eclipse.jetty.ee10.servlet.HttpOutput;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import org.eclipse.jetty.server.Request;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Base64;
@@ -30,26 +29,21 @@ import java.util.regex.Pattern;
 
 /**
  * {@code GET|HEAD|PUT|DELETE /v1/files/{path}} (CONTRACT §2.3–2.5): maps HTTP requests, headers
- * and errors onto {@link FileStore}. No filesystem logic lives here.
+ * and errors onto {@link FileStore}. No filesystem logic lives here: file content comes from
+ * the store ({@link OpenFile#sendTo}) and goes to it ({@link ContentSource}).
  */
 final class FilesHandler {
     private static final Pattern MODE = Pattern.compile("^0[0-7]{3}$");
     private static final Pattern SHA256_HEX = Pattern.compile("^[0-9a-fA-F]{64}$");
     private static final Pattern CONTENT_DIGEST_SHA256 = Pattern.compile("(?:^|,)\\s*sha-256=:([A-Za-z0-9+/=]+):\\s*(?:,|$)");
-    /**
-     * File content moves through these: 256 KiB per read or write system call, direct so the
-     * JDK makes no copy of its own; a few are kept for the next requests (~1 MiB).
-     */
-    private static final int TRANSFER_BUFFER = 256 * 1024;
-    private static final int RETAINED_BUFFERS = 4;
-    /** From this size on, file content is sent from memory-mapped windows ({@link MappedWindows}). */
-    private static final long MAP_AT_LEAST = MappedWindows.WINDOW;
 
     private final FileStore store;
-    private final DirectBuffers buffers = new DirectBuffers(TRANSFER_BUFFER, RETAINED_BUFFERS);
+    private final DirectBuffers uploadBuffers;
 
-    FilesHandler(FileStore store) {
+    /** @param uploadBuffers where raw uploads gather small network chunks (the pool downloads use too) */
+    FilesHandler(FileStore store, DirectBuffers uploadBuffers) {
         this.store = store;
+        this.uploadBuffers = uploadBuffers;
     }
 
     // ---------------------------------------------------------------- GET / HEAD
@@ -126,50 +120,8 @@ final class FilesHandler {
             return;
         }
         OutputStream out = ctx.res().getOutputStream();
-        long pos = first;
-        long remaining = length;
-        if (out instanceof HttpOutput jetty && remaining >= MAP_AT_LEAST && MappedWindows.available()) {
-            // all but the tail mapped; the tail (under one window) goes through a buffer below, so
-            // Jetty never aggregates (copies in Java) bytes of a mapping
-            long mapped = remaining - remaining % MappedWindows.WINDOW;
-            MappedWindows.send(f.channel(), pos, mapped, jetty::write);
-            pos += mapped;
-            remaining -= mapped;
-        }
-        ByteBuffer buf = buffers.acquire();
-        try {
-            while (remaining > 0) {
-                buf.clear();
-                if (remaining < buf.capacity()) {
-                    buf.limit((int) remaining);
-                }
-                int n = f.channel().read(buf, pos);
-                if (n < 0) {
-                    break; // truncated underneath us: the client sees a short body and fails on Content-Length
-                }
-                buf.flip();
-                write(out, buf);
-                pos += n;
-                remaining -= n;
-            }
-        } finally {
-            buffers.release(buf);
-        }
+        f.sendTo(first, length, ResponseBody.of(out));
         out.flush();
-    }
-
-    /**
-     * Jetty's servlet stream takes a ByteBuffer as is (a blocking write straight to the socket,
-     * no aggregation copy); any other stream gets bytes copied out.
-     */
-    private static void write(OutputStream out, ByteBuffer buf) throws IOException {
-        if (out instanceof HttpOutput jetty) {
-            jetty.write(buf);
-            return;
-        }
-        byte[] b = new byte[buf.remaining()];
-        buf.get(b);
-        out.write(b);
     }
 
     private static boolean ifRangeHolds(String ifRange, FileInfo info, Instant lastModified) {
@@ -221,7 +173,7 @@ final class FilesHandler {
         String boundary = MultipartFileSource.formDataBoundary(ctx.header("Content-Type"));
         ContentSource source = boundary != null
                 ? new MultipartFileSource(new MinimumRateInputStream(ctx.req().getInputStream()), boundary)
-                : new RawBodySource(coreRequest(ctx), buffers, new MinimumRate());
+                : new RawBodySource(coreRequest(ctx), uploadBuffers, new MinimumRate());
         store.write(path, source, options);
         noContent(ctx);
     }

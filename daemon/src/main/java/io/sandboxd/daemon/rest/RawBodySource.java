@@ -3,6 +3,7 @@ package io.sandboxd.daemon.rest;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.ContentSource;
+import io.sandboxd.daemon.fs.DirectBuffers;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.util.Blocker;
 

@@ -3,10 +3,11 @@ package io.sandboxd.daemon.rest;
 import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
-import io.javalin.http.Handler;
-import io.sandboxd.daemon.cli.DaemonServices;
+import io.sandboxd.daemon.config.DaemonConfig;
+import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
+import io.sandboxd.daemon.fs.DirectBuffers;
 import io.sandboxd.daemon.fs.FileStore;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.Connector;
@@ -17,12 +18,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
  * The REST API on --rest-port (CONTRACT §2): Javalin on Jetty 12. A thin adapter: requests go to
  * {@link FilesHandler} (→ {@link FileStore}), health, metadata and metrics; every error leaves as
- * {@code {"code","message"}} JSON.
+ * {@code {"code","message"}} JSON. The file store it serves is built and handed over by the daemon.
  */
 public final class RestServer {
     private static final System.Logger LOG = System.getLogger(RestServer.class.getName());
@@ -32,24 +32,28 @@ public final class RestServer {
     static final int POOL_MIN_THREADS = 2;
     static final int POOL_IDLE_TIMEOUT_MS = 60_000;
 
-    private final DaemonServices services;
+    private final DaemonConfig config;
+    private final ListenerContext listeners;
     private final FileStore store;
-    private final Supplier<Map<String, String>> environment;
+    private final DirectBuffers fileBuffers;
+    private final Map<String, String> environment;
     private volatile Javalin app;
 
-    public RestServer(DaemonServices services) {
-        this(services, System::getenv);
-    }
-
-    /** @param environment source of {@code /v1/metadata}'s variables (tests pass their own) */
-    public RestServer(DaemonServices services, Supplier<Map<String, String>> environment) {
-        this.services = services;
-        this.store = new FileStore(services.root());
+    /**
+     * @param fileBuffers the pool the store reads downloads into; raw uploads gather in it too
+     * @param environment the variables {@code /v1/metadata} picks from (the daemon's own)
+     */
+    public RestServer(DaemonConfig config, ListenerContext listeners, FileStore store, DirectBuffers fileBuffers,
+                      Map<String, String> environment) {
+        this.config = config;
+        this.listeners = listeners;
+        this.store = store;
+        this.fileBuffers = fileBuffers;
         this.environment = environment;
     }
 
     public void start() throws IOException {
-        FilesHandler files = new FilesHandler(store);
+        FilesHandler files = new FilesHandler(store, fileBuffers);
         Javalin javalin = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
             cfg.startup.showOldJavalinVersionWarning = false;
@@ -74,7 +78,7 @@ public final class RestServer {
                 s.setErrorHandler(new JsonErrorHandler());
                 // stop() then waits (up to the shutdown deadline) for in-flight requests to finish
                 s.insertHandler(new org.eclipse.jetty.server.handler.GracefulHandler());
-                s.setRequestLog(new RestTelemetry(services.metrics().registry(), services.requestLog()));
+                s.setRequestLog(new RestTelemetry(listeners.metrics().registry(), listeners.requestLog()));
             });
 
             cfg.routes.before(this::authenticate);
@@ -110,20 +114,17 @@ public final class RestServer {
             });
         });
         try {
-            javalin.start(services.config().listenHost(), services.config().restPort());
+            javalin.start(config.listenHost(), config.restPort());
         } catch (RuntimeException e) {
-            throw new IOException("REST listener on " + services.config().listenHost() + ":"
-                    + services.config().restPort() + ": " + e.getMessage(), e);
+            throw new IOException("REST listener on " + config.listenHost() + ":"
+                    + config.restPort() + ": " + e.getMessage(), e);
         }
         for (Connector c : javalin.jettyServer().server().getConnectors()) {
             if (c instanceof ServerConnector sc) {
-                sc.setIdleTimeout(services.config().httpIdleTimeout().toMillis());
+                sc.setIdleTimeout(config.httpIdleTimeout().toMillis());
             }
         }
         app = javalin;
-        Thread cleaner = new Thread(store::removeStaleTemps, "sandboxd-temp-cleaner");
-        cleaner.setDaemon(true);
-        cleaner.start();
     }
 
     /**
@@ -147,14 +148,14 @@ public final class RestServer {
     }
 
     private void authenticate(Context ctx) throws SandboxException {
-        if (!services.accessToken().enabled()) {
+        if (!listeners.accessToken().enabled()) {
             return;
         }
         String p = ctx.path();
         if (p.equals("/v1/health") || p.equals("/v1/health/")) {
             return;
         }
-        if (!services.accessToken().permits(ctx.header("Authorization"))) {
+        if (!listeners.accessToken().permits(ctx.header("Authorization"))) {
             ctx.header("WWW-Authenticate", "Bearer");
             ctx.skipRemainingHandlers();
             throw new SandboxException(ErrorKind.UNAUTHENTICATED, "missing or invalid bearer token");
@@ -162,16 +163,16 @@ public final class RestServer {
     }
 
     private void health(Context ctx) throws SandboxException {
-        if (!services.state().isServing()) {
+        if (!listeners.state().isServing()) {
             throw new SandboxException(ErrorKind.UNAVAILABLE, "sandboxd is shutting down");
         }
         byte[] body = new Json().raw("{\"status\":\"ok\",\"uptime_seconds\":")
-                .num(services.state().uptimeSeconds()).raw("}\n").bytes();
+                .num(listeners.state().uptimeSeconds()).raw("}\n").bytes();
         json(ctx, body);
     }
 
     private void metadata(Context ctx) {
-        Map<String, String> env = MetadataEnv.filter(environment.get(), services.config().metadataEnvPrefix());
+        Map<String, String> env = MetadataEnv.filter(environment, config.metadataEnvPrefix());
         Json j = new Json().raw("{\"env\":{");
         boolean first = true;
         for (Map.Entry<String, String> e : env.entrySet()) {
@@ -185,9 +186,9 @@ public final class RestServer {
     }
 
     private void metrics(Context ctx) {
-        byte[] body = services.metrics().scrape().getBytes(StandardCharsets.UTF_8);
+        byte[] body = listeners.metrics().scrape().getBytes(StandardCharsets.UTF_8);
         ctx.status(200);
-        ctx.res().setContentType(services.metrics().contentType());
+        ctx.res().setContentType(listeners.metrics().contentType());
         ctx.res().setContentLength(body.length);
         ctx.result(body);
     }
@@ -202,10 +203,6 @@ public final class RestServer {
     public int port() {
         Javalin a = app;
         return a == null ? -1 : a.port();
-    }
-
-    public FileStore fileStore() {
-        return store;
     }
 
     /** Stops accepting, lets in-flight requests finish until the deadline, then closes. */

@@ -1,5 +1,8 @@
 package io.sandboxd.daemon.cli;
 
+import io.sandboxd.daemon.config.DaemonConfig;
+import io.sandboxd.daemon.config.TestConfig;
+import io.sandboxd.daemon.metrics.Metrics;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,10 +24,11 @@ class DaemonStartTest {
     Path root;
 
     private DaemonConfig config(int grpcPort, int restPort) throws IOException {
-        DaemonConfig t = DaemonConfig.forTests(root.toRealPath());
-        return new DaemonConfig(t.listenHost(), grpcPort, restPort, t.rootDir(), t.metadataEnvPrefix(),
-                t.shutdownTimeout(), t.httpIdleTimeout(), t.streamChunkSize(), t.executeOutputLimit(),
-                t.maxProcesses(), t.authToken(), t.logFormat());
+        return TestConfig.withPorts(TestConfig.forRoot(root.toRealPath()), grpcPort, restPort);
+    }
+
+    private static Daemon daemon(DaemonConfig config) {
+        return new Daemon(config, new Metrics(), TestConfig.silentLog());
     }
 
     private static int freePort() throws IOException {
@@ -43,8 +47,7 @@ class DaemonStartTest {
 
     @Test
     void bothListenersServeAfterStart() throws Exception {
-        Daemon d = new Daemon(DaemonConfig.forTests(root.toRealPath()));
-        d.services().requestLog().setEnabled(false);
+        Daemon d = daemon(TestConfig.forRoot(root.toRealPath()));
         try {
             d.start();
             assertThat(d.grpcPort()).isPositive();
@@ -64,7 +67,7 @@ class DaemonStartTest {
     void restPortTakenFailsStartAndShutdownClosesGrpc() throws Exception {
         int grpcPort = freePort();
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Daemon d = new Daemon(config(grpcPort, taken.getLocalPort()));
+            Daemon d = daemon(config(grpcPort, taken.getLocalPort()));
             assertThatThrownBy(d::start).isInstanceOf(IOException.class).hasMessageContaining("REST listener");
             d.shutdown();
         }
@@ -75,7 +78,7 @@ class DaemonStartTest {
     void grpcPortTakenFailsStartAndShutdownClosesRest() throws Exception {
         int restPort = freePort();
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Daemon d = new Daemon(config(taken.getLocalPort(), restPort));
+            Daemon d = daemon(config(taken.getLocalPort(), restPort));
             assertThatThrownBy(d::start).isInstanceOf(IOException.class);
             d.shutdown();
         }
@@ -86,7 +89,7 @@ class DaemonStartTest {
     void bothPortsTakenReportsBothFailures() throws Exception {
         try (ServerSocket g = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
              ServerSocket r = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Daemon d = new Daemon(config(g.getLocalPort(), r.getLocalPort()));
+            Daemon d = daemon(config(g.getLocalPort(), r.getLocalPort()));
             assertThatThrownBy(d::start).isInstanceOf(IOException.class)
                     .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
             d.shutdown();

@@ -1,5 +1,6 @@
 package io.sandboxd.daemon.cli;
 
+import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.logging.LogFormat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -11,6 +11,9 @@ import io.grpc.reflection.v1.ServerReflectionRequest;
 import io.grpc.reflection.v1.ServerReflectionResponse;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
+import io.sandboxd.daemon.config.TestConfig;
+import io.sandboxd.daemon.logging.LogFormat;
+import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.ProcessConfig;
 import io.sandboxd.api.process.v1.ProcessServiceGrpc;
@@ -42,7 +45,7 @@ class AuthHealthReflectionTest {
 
     @Test
     void tokenIsRequiredEverywhereButHealth() throws Exception {
-        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> c.withAuthToken("s3cret-token"))) {
+        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> TestConfig.withAuthToken(c, "s3cret-token"))) {
             ProcessServiceGrpc.ProcessServiceBlockingStub anon = d.blocking();
             assertThat(code(() -> anon.execute(TRUE))).isEqualTo(Status.Code.UNAUTHENTICATED);
             assertThat(code(() -> anon.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(bearer("wrong"))).execute(TRUE)))
@@ -95,16 +98,8 @@ class AuthHealthReflectionTest {
     @Test
     void everyRpcGetsOneLogLineAndLatencyMetrics() throws Exception {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        PrintStream old = System.err;
-        System.setErr(new PrintStream(buf, true, StandardCharsets.UTF_8)); // RequestLog.stderr captures it
-        GrpcDaemon d;
-        try {
-            d = GrpcDaemon.start(tmp);
-        } finally {
-            System.setErr(old);
-        }
-        try (d) {
-            d.daemon.services().requestLog().setEnabled(true);
+        RequestLog log = new RequestLog(LogFormat.TEXT, new PrintStream(buf, true, StandardCharsets.UTF_8));
+        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> c, log)) {
             assertThat(d.blocking().execute(TRUE).getExitCode()).isZero();
             assertThat(code(() -> d.blocking().execute(ExecuteRequest.getDefaultInstance()))).isEqualTo(Status.Code.INVALID_ARGUMENT);
             // The log line and the timer are recorded right after the call closed: wait for both.
@@ -112,7 +107,7 @@ class AuthHealthReflectionTest {
             while (executeLines(buf).size() < 2 && System.currentTimeMillis() < end) {
                 Thread.sleep(10);
             }
-            String scrape = d.daemon.services().metrics().scrape();
+            String scrape = d.metrics.scrape();
             assertThat(scrape).contains("sandboxd_grpc_server_duration_seconds_count{method=\"process.v1.ProcessService/Execute\",status=\"OK\"} 1");
             assertThat(scrape).contains("sandboxd_grpc_server_duration_seconds_count{method=\"process.v1.ProcessService/Execute\",status=\"INVALID_ARGUMENT\"} 1");
             assertThat(scrape).contains("sandboxd_processes_started_total{mode=\"pipe\",rpc=\"execute\"} 1");
@@ -131,12 +126,6 @@ class AuthHealthReflectionTest {
             return buf.toString(StandardCharsets.UTF_8).lines()
                     .filter(l -> l.contains("process.v1.ProcessService/Execute")).toList();
         }
-    }
-
-    @Test
-    void childrenNeverInheritTheAccessToken() {
-        assertThat(GrpcServer.childEnvironment(java.util.Map.of("SANDBOXD_AUTH_TOKEN", "t", "HOME", "/root")))
-                .containsOnlyKeys("HOME");
     }
 
     static Status.Code code(Runnable r) {

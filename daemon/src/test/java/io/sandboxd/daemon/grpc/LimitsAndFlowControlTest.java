@@ -1,12 +1,12 @@
 package io.sandboxd.daemon.grpc;
 
-import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.MetadataUtils;
+import io.sandboxd.daemon.config.TestConfig;
 import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.ExecuteResponse;
 import io.sandboxd.api.process.v1.ProcessConfig;
@@ -40,7 +40,7 @@ class LimitsAndFlowControlTest {
 
     @Test
     void executeKeepsHeadAndTailAndReportsTheDropInTrailers() throws Exception {
-        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> c.withLimits(c.streamChunkSize(), 1000, c.maxProcesses()))) {
+        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> TestConfig.withLimits(c, c.streamChunkSize(), 1000, c.maxProcesses()))) {
             AtomicReference<Metadata> trailers = new AtomicReference<>();
             ProcessServiceGrpc.ProcessServiceBlockingStub stub = d.blocking()
                     .withInterceptors(MetadataUtils.newCaptureMetadataInterceptor(new AtomicReference<>(), trailers));
@@ -59,7 +59,7 @@ class LimitsAndFlowControlTest {
 
     @Test
     void maxProcessesIsEnforcedAndReleased() throws Exception {
-        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> c.withLimits(c.streamChunkSize(), c.executeOutputLimit(), 2))) {
+        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> TestConfig.withLimits(c, c.streamChunkSize(), c.executeOutputLimit(), 2))) {
             StartCollector a = new StartCollector();
             StartCollector b = new StartCollector();
             d.async().start(StartRequest.newBuilder().setConfig(cmd("sleep", "30")).build(), a);
@@ -83,7 +83,7 @@ class LimitsAndFlowControlTest {
 
     @Test
     void chunksAreBoundedByTheStreamChunkSize() throws Exception {
-        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> c.withLimits(1024, c.executeOutputLimit(), c.maxProcesses()))) {
+        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> TestConfig.withLimits(c, 1024, c.executeOutputLimit(), c.maxProcesses()))) {
             StartCollector c = new StartCollector();
             d.async().start(StartRequest.newBuilder().setConfig(cmd("head", "-c", "300000", "/dev/zero")).build(), c);
             assertThat(c.await().isOk()).isTrue();
@@ -105,7 +105,7 @@ class LimitsAndFlowControlTest {
      */
     @Test
     void outputArrivesByteExactThroughTheReusedReadBuffer() throws Exception {
-        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> c.withLimits(256 * 1024, c.executeOutputLimit(), c.maxProcesses()))) {
+        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> TestConfig.withLimits(c, 256 * 1024, c.executeOutputLimit(), c.maxProcesses()))) {
             StartCollector c = new StartCollector();
             d.async().start(StartRequest.newBuilder().setConfig(cmd("sh", "-c",
                     "seq 1 600000 >&2 & seq 1 1500000; wait")).build(), c);
@@ -164,7 +164,7 @@ class LimitsAndFlowControlTest {
             Thread.sleep(1500);
             // Only the init was requested: the producer must be stalled far before its 64 MiB.
             assertThat(exit).isNotDone();
-            assertThat(d.daemon.services().metrics().scrape()).contains("sandboxd_processes_running 1.0");
+            assertThat(d.metrics.scrape()).contains("sandboxd_processes_running 1.0");
             long before = received.get();
             assertThat(before).isLessThan(size);
             call.get().request(Integer.MAX_VALUE);

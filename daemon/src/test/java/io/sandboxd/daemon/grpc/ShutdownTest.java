@@ -5,6 +5,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
+import io.sandboxd.daemon.config.TestConfig;
 import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.PTY;
 import io.sandboxd.api.process.v1.ProcessConfig;
@@ -31,7 +32,7 @@ class ShutdownTest {
 
     @Test
     void shutdownEndsEveryGroupAndEveryStreamGetsItsExit() throws Exception {
-        GrpcDaemon d = GrpcDaemon.start(tmp, c -> c.withShutdownTimeout(Duration.ofSeconds(8)));
+        GrpcDaemon d = GrpcDaemon.start(tmp, c -> TestConfig.withShutdownTimeout(c, Duration.ofSeconds(8)));
         List<StartCollector> streams = new ArrayList<>();
         List<StartRequest> requests = List.of(
                 StartRequest.newBuilder().setConfig(cmd("sh", "-c", "echo $$; sleep 300 & sleep 300")).build(),

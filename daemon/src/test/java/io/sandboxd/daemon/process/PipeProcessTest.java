@@ -32,16 +32,19 @@ class PipeProcessTest {
 
     @TempDir
     Path tmp;
+    ProcessRegistry registry;
+    ProcessRuntime runtime;
     ProcessCore core;
 
     @BeforeEach
     void setUp() throws Exception {
-        core = new ProcessCore(new SandboxRoot(tmp.toRealPath()), System.getenv(), 1024, CHUNK, new SimpleMeterRegistry());
+        registry = new ProcessRegistry(1024);
+        runtime = new ProcessRuntime(CHUNK, new SimpleMeterRegistry());
+        core = new ProcessCore(new CommandResolver(new SandboxRoot(tmp.toRealPath()), System.getenv()), registry, runtime);
     }
 
     @AfterEach
     void tearDown() {
-        ExitWatcher.usePidfd(true);
         core.terminateAll(TimeUnit.SECONDS.toNanos(1), System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
         core.close();
     }
@@ -69,8 +72,8 @@ class PipeProcessTest {
         assertThat(r.stderr.toString(StandardCharsets.US_ASCII)).isEqualTo("done\n");
         assertThat(r.maxChunk).isLessThanOrEqualTo(CHUNK);
         assertThat(r.exitAfterOutput).isTrue();
-        assertThat(core.chunkBudget().available()).isEqualTo(core.chunkBudget().capacity());
-        assertThat(core.pipeGrowth().grownNow()).isZero();
+        assertThat(runtime.chunkBudget().available()).isEqualTo(ProcessRuntime.LARGE_CHUNK_BUDGET_BYTES);
+        assertThat(runtime.pipeGrowth().grownNow()).isZero();
     }
 
     @Test
@@ -102,7 +105,7 @@ class PipeProcessTest {
         Thread.sleep(1500);
         long delivered = rs.stream().mapToLong(r -> r.total.get()).sum();
         // each stream got one chunk: 32 KiB free, anything above from the 16 MiB budget
-        assertThat(delivered).isLessThanOrEqualTo(40L * LargeChunkBudget.BASE + core.chunkBudget().capacity());
+        assertThat(delivered).isLessThanOrEqualTo(40L * LargeChunkBudget.BASE + ProcessRuntime.LARGE_CHUNK_BUDGET_BYTES);
         assertThat(rs).allSatisfy(r -> assertThat(r.chunks.get()).isEqualTo(1));
         Thread.sleep(500);
         assertThat(rs.stream().mapToLong(r -> r.total.get()).sum()).isEqualTo(delivered); // nothing more read
@@ -113,7 +116,7 @@ class PipeProcessTest {
         for (ManagedProcess p : ps) {
             p.finished().get(30, TimeUnit.SECONDS);
         }
-        assertThat(core.chunkBudget().available()).isEqualTo(core.chunkBudget().capacity());
+        assertThat(runtime.chunkBudget().available()).isEqualTo(ProcessRuntime.LARGE_CHUNK_BUDGET_BYTES);
     }
 
     @Test
@@ -186,17 +189,7 @@ class PipeProcessTest {
                     assertThat(e.kind()).isEqualTo(ErrorKind.INTERNAL);
                     assertThat(e.getMessage()).contains("exec format error");
                 });
-        assertThat(core.liveCount()).isZero();
-    }
-
-    @Test
-    void exitCodesAndSignalsWithTheWaitpidFallback() throws Exception {
-        ExitWatcher.usePidfd(false);
-        assertThat(execute("/bin/sh", "-c", "exit 7").exitCode()).isEqualTo(7);
-        assertThat(execute("/bin/sh", "-c", "kill -TERM $$").exitCode()).isEqualTo(143);
-        ExitWatcher.usePidfd(true);
-        assertThat(execute("/bin/sh", "-c", "exit 9").exitCode()).isEqualTo(9);
-        assertThat(execute("/bin/sh", "-c", "kill -KILL $$").exitCode()).isEqualTo(137);
+        assertThat(registry.liveCount()).isZero();
     }
 
     @Test
@@ -225,7 +218,7 @@ class PipeProcessTest {
             assertThat(new String(all.get(i).get(30, TimeUnit.SECONDS).stdout(), StandardCharsets.US_ASCII)).isEqualTo(i + "\n");
         }
         assertThat(openFds()).isLessThanOrEqualTo(before + 2);
-        assertThat(core.liveCount()).isZero();
+        assertThat(registry.liveCount()).isZero();
     }
 
     private static long openFds() throws Exception {

@@ -1,5 +1,6 @@
 package io.sandboxd.daemon.rest;
 
+import io.sandboxd.daemon.config.TestConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,7 +16,7 @@ class AuthTest {
 
     @Test
     void everyRouteButHealthNeedsTheBearerToken() throws Exception {
-        try (RestFixture f = new RestFixture(tmp, c -> c.withAuthToken("s3cret"), Map.of())) {
+        try (RestFixture f = new RestFixture(tmp, c -> TestConfig.withAuthToken(c, "s3cret"), Map.of())) {
             assertThat(f.http.get("/v1/health").status()).isEqualTo(200);
             for (String t : new String[] {"/v1/files/", "/v1/metadata", "/metrics", "/nope"}) {
                 TestHttp.Response r = f.http.get(t);

@@ -46,7 +46,7 @@ class GracefulStopTest {
             stop.get(60, TimeUnit.SECONDS);
             assertThat(total).isGreaterThan(size); // headers + every body byte
         } finally {
-            f.services.root().close();
+            f.sandboxRoot.close();
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.sandboxd.daemon.rest;
 
+import io.sandboxd.daemon.fs.MappedWindows;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package io.sandboxd.daemon.rest;
 
+import io.sandboxd.daemon.config.TestConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,7 +47,7 @@ class OpenApiConformanceTest {
         spec = (Map<String, Object>) new Load(LoadSettings.builder().build()).loadFromString(Files.readString(file));
         tmp = Files.createTempDirectory("openapi");
         open = new RestFixture(Files.createDirectories(tmp.resolve("open")), c -> c, Map.of("SANDBOX_A", "1"));
-        locked = new RestFixture(Files.createDirectories(tmp.resolve("locked")), c -> c.withAuthToken("t0k"), Map.of());
+        locked = new RestFixture(Files.createDirectories(tmp.resolve("locked")), c -> TestConfig.withAuthToken(c, "t0k"), Map.of());
     }
 
     @AfterAll
@@ -121,7 +122,7 @@ class OpenApiConformanceTest {
         check(l, "DELETE", "/v1/files/", Map.of(), null);
         check(l, "DELETE", "/v1/files/x", Map.of(), null);
 
-        open.services.state().beginShutdown();
+        open.listeners.state().beginShutdown();
         check(h, "GET", "/v1/health", Map.of(), null);
         check(h, "HEAD", "/v1/health", Map.of(), null);
 

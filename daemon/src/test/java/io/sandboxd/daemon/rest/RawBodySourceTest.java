@@ -2,6 +2,7 @@ package io.sandboxd.daemon.rest;
 
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
+import io.sandboxd.daemon.fs.DirectBuffers;
 import org.eclipse.jetty.io.content.AsyncContent;
 import org.eclipse.jetty.util.Callback;
 import org.junit.jupiter.api.Test;

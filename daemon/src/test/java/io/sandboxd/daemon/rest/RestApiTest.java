@@ -474,7 +474,7 @@ class RestApiTest {
         assertThat(r.header("Content-Type")).isEqualTo("application/json");
         assertThat(r.text()).matches("\\{\"status\":\"ok\",\"uptime_seconds\":\\d+}\\s*");
         assertThat(http.head("/v1/health").status()).isEqualTo(200);
-        f.services.state().beginShutdown();
+        f.listeners.state().beginShutdown();
         r = http.get("/v1/health");
         assertError(r, 503, "UNAVAILABLE");
         assertThat(r.text()).contains("sandboxd is shutting down");

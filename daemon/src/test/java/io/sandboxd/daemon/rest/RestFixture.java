@@ -1,7 +1,14 @@
 package io.sandboxd.daemon.rest;
 
-import io.sandboxd.daemon.cli.DaemonConfig;
-import io.sandboxd.daemon.cli.DaemonServices;
+import io.sandboxd.daemon.auth.AccessToken;
+import io.sandboxd.daemon.config.DaemonConfig;
+import io.sandboxd.daemon.config.ListenerContext;
+import io.sandboxd.daemon.config.TestConfig;
+import io.sandboxd.daemon.fs.DirectBuffers;
+import io.sandboxd.daemon.fs.FileStore;
+import io.sandboxd.daemon.fs.SandboxRoot;
+import io.sandboxd.daemon.lifecycle.DaemonState;
+import io.sandboxd.daemon.metrics.Metrics;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -13,7 +20,9 @@ import java.util.function.UnaryOperator;
 final class RestFixture implements AutoCloseable {
     final Path base;
     final Path root;
-    final DaemonServices services;
+    final SandboxRoot sandboxRoot;
+    final FileStore store;
+    final ListenerContext listeners;
     final RestServer server;
     final TestHttp http;
 
@@ -24,9 +33,13 @@ final class RestFixture implements AutoCloseable {
     RestFixture(Path tmp, UnaryOperator<DaemonConfig> configure, Map<String, String> env) throws IOException {
         base = tmp.toRealPath();
         root = Files.createDirectories(base.resolve("root"));
-        services = DaemonServices.create(configure.apply(DaemonConfig.forTests(root)));
-        services.requestLog().setEnabled(false);
-        server = new RestServer(services, () -> env);
+        DaemonConfig config = configure.apply(TestConfig.forRoot(root));
+        sandboxRoot = new SandboxRoot(root);
+        DirectBuffers fileBuffers = DirectBuffers.forFileContent();
+        store = new FileStore(sandboxRoot, fileBuffers);
+        listeners = new ListenerContext(new DaemonState(), AccessToken.from(config.authToken()), TestConfig.silentLog(),
+                new Metrics());
+        server = new RestServer(config, listeners, store, fileBuffers, env);
         server.start();
         http = new TestHttp(server.port());
     }
@@ -34,6 +47,6 @@ final class RestFixture implements AutoCloseable {
     @Override
     public void close() {
         server.stop(System.nanoTime() + 5_000_000_000L);
-        services.root().close();
+        sandboxRoot.close();
     }
 }

@@ -161,7 +161,7 @@ class UploadAtomicityTest {
         Files.writeString(f.root.resolve("d/.sandboxd-upload-deadbeef0000-1.tmp"), "stale");
         assertThat(f.http.get("/v1/files/d").text()).isEqualTo("{\"path\":\"/d\",\"entries\":[]}\n");
         // the start-up cleaner may already have run; either way, after a pass the stale temp is gone
-        f.server.fileStore().removeStaleTemps();
+        f.store.removeStaleTemps();
         assertThat(allNames()).containsExactly("d");
     }
 }

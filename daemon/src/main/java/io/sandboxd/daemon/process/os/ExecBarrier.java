@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.process;
+package io.sandboxd.daemon.process.os;
 
 import java.io.IOException;
 import java.nio.file.Files;

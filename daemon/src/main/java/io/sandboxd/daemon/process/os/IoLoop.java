@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.process;
+package io.sandboxd.daemon.process.os;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
@@ -17,11 +17,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * event: a descriptor number closed and reused within one batch of events can receive an event
  * meant for its previous owner.
  */
-final class IoLoop implements AutoCloseable {
+public final class IoLoop implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(IoLoop.class.getName());
     private static final int MAX_EVENTS = 64;
 
-    interface Handler {
+    public interface Handler {
         /** Runs on the loop thread; the descriptor is disarmed until {@link #rearm(int)}. */
         void onEvent();
     }
@@ -35,14 +35,10 @@ final class IoLoop implements AutoCloseable {
     private final Memory loopCtlEvent = new Memory(NativeIo.EPOLL_EVENT_SIZE);
     /** Registrations come from transport threads: one event block per thread, not one per call. */
     private static final ThreadLocal<Memory> CTL_EVENT = ThreadLocal.withInitial(() -> new Memory(NativeIo.EPOLL_EVENT_SIZE));
-    /** The loop's read buffer: output is read here, then copied into {@link #heapChunk}. */
-    private final Memory readBuffer;
-    /** Lent to sinks chunk after chunk (see OutputSink#onOutput); grows to the largest chunk seen. */
-    private byte[] heapChunk = new byte[0];
     private final Thread thread;
     private volatile boolean closed;
 
-    IoLoop(int readBufferSize) {
+    public IoLoop() {
         epfd = NativeIo.epoll_create1(NativeIo.O_CLOEXEC);
         if (epfd < 0) {
             throw new IllegalStateException("epoll_create1 failed: errno " + NativeIo.errno());
@@ -52,29 +48,10 @@ final class IoLoop implements AutoCloseable {
             NativeIo.close(epfd);
             throw new IllegalStateException("eventfd failed: errno " + NativeIo.errno());
         }
-        readBuffer = new Memory(readBufferSize);
         ctl(NativeIo.EPOLL_CTL_ADD, wakeFd, NativeIo.EPOLLIN);
         thread = new Thread(null, this::run, "sandboxd-proc-io", 256 * 1024);
         thread.setDaemon(true);
         thread.start();
-    }
-
-    /** Only for handlers on the loop thread. */
-    Memory readBuffer() {
-        return readBuffer;
-    }
-
-    /** A heap array of at least {@code length} bytes, reused by every read; loop thread only. */
-    byte[] heapChunk(int length) {
-        if (heapChunk.length < length) {
-            // Small chunks stay small; the first large one takes the whole read buffer at once.
-            heapChunk = new byte[length <= LargeChunkBudget.BASE ? LargeChunkBudget.BASE : readBufferSize()];
-        }
-        return heapChunk;
-    }
-
-    int readBufferSize() {
-        return (int) readBuffer.size();
     }
 
     boolean inLoop() {
@@ -82,7 +59,7 @@ final class IoLoop implements AutoCloseable {
     }
 
     /** Adds {@code fd} armed for one readable (or hang-up) event. */
-    void register(int fd, Handler handler) {
+    public void register(int fd, Handler handler) {
         handlers.put(fd, handler);
         if (!ctl(NativeIo.EPOLL_CTL_ADD, fd, NativeIo.EPOLLIN | NativeIo.EPOLLONESHOT)) {
             handlers.remove(fd, handler);
@@ -91,25 +68,25 @@ final class IoLoop implements AutoCloseable {
     }
 
     /** Arms {@code fd} for its next event; loop thread only (so it never races its close). */
-    void rearm(int fd) {
+    public void rearm(int fd) {
         ctl(NativeIo.EPOLL_CTL_MOD, fd, NativeIo.EPOLLIN | NativeIo.EPOLLONESHOT);
     }
 
     /** Stops watching {@code fd} and leaves it open (its owner closes it); loop thread only. */
-    void unregister(int fd) {
+    public void unregister(int fd) {
         ctl(NativeIo.EPOLL_CTL_DEL, fd, 0);
         handlers.remove(fd);
     }
 
     /** Removes and closes {@code fd}; loop thread only. */
-    void closeFd(int fd) {
+    public void closeFd(int fd) {
         ctl(NativeIo.EPOLL_CTL_DEL, fd, 0);
         handlers.remove(fd);
         NativeIo.close(fd);
     }
 
     /** Runs {@code task} on the loop thread, after the events being handled now. */
-    void execute(Runnable task) {
+    public void execute(Runnable task) {
         tasks.add(task);
         if (!inLoop()) {
             wakeBuf.setLong(0, 1);

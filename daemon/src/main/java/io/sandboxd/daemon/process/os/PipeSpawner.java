@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.process;
+package io.sandboxd.daemon.process.os;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
@@ -6,6 +6,8 @@ import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Spawns a pipe-mode process with posix_spawn: its own session (pid == pgid == sid), every signal
@@ -14,7 +16,7 @@ import java.io.IOException;
  * pipe or /dev/null, stdout and stderr to pipes, the working directory set, and every other
  * descriptor closed (the JDK opens some without O_CLOEXEC, e.g. accepted HTTP connections).
  */
-final class PipeSpawner {
+public final class PipeSpawner {
     private static final int ENOENT = 2;
     private static final int E2BIG = 7;
     private static final int ENOEXEC = 8;
@@ -27,19 +29,22 @@ final class PipeSpawner {
     private static final Memory DEV_NULL = PosixSpawn.cString("/dev/null");
 
     /** The parent's ends; {@code stdin} is -1 when the child reads /dev/null. */
-    record Spawned(long pid, int stdin, int stdout, int stderr) {
+    public record Spawned(long pid, int stdin, int stdout, int stderr) {
     }
 
     private PipeSpawner() {
     }
 
     /**
-     * @param attributes from {@link PosixSpawn#attributes()}
-     * @param prefix the start of every error message, e.g. "failed to start command"
+     * @param argv        the arguments, {@code argv[0]} as the caller wrote it
+     * @param environment every variable as {@code KEY=VALUE} bytes, without the NUL
+     * @param attributes  from {@link PosixSpawn#attributes()}
+     * @param prefix      the start of every error message, e.g. "failed to start command"
      * @throws SandboxException NOT_FOUND / PERMISSION_DENIED for exec errors, RESOURCE_EXHAUSTED
      *                          for descriptor or process limits, INTERNAL otherwise
      */
-    static Spawned spawn(LaunchPlan plan, boolean withStdin, Pointer attributes, String prefix) throws SandboxException {
+    public static Spawned spawn(Path executable, List<String> argv, byte[][] environment, Path workingDirectory,
+                                boolean withStdin, Pointer attributes, String prefix) throws SandboxException {
         int[] out = new int[]{-1, -1};
         int[] err = new int[]{-1, -1};
         int[] in = new int[]{-1, -1};
@@ -50,7 +55,9 @@ final class PipeSpawner {
             if (withStdin) {
                 pipe(in, prefix);
             }
-            long pid = posixSpawn(plan, in[0], out[1], err[1], attributes, prefix);
+            SpawnScratch scratch = SpawnScratch.forThisThread();
+            scratch.layout(executable, argv, environment, workingDirectory);
+            long pid = posixSpawn(scratch, argv.get(0), in[0], out[1], err[1], attributes, prefix);
             closeQuietly(out[1]);
             closeQuietly(err[1]);
             closeQuietly(in[0]);
@@ -73,10 +80,9 @@ final class PipeSpawner {
         }
     }
 
-    private static long posixSpawn(LaunchPlan plan, int stdinFd, int stdoutFd, int stderrFd, Pointer attr,
-                                   String prefix) throws SandboxException {
-        SpawnScratch scratch = SpawnScratch.forThisThread();
-        scratch.layout(plan);
+    /** @param scratch laid out for this spawn; released here */
+    private static long posixSpawn(SpawnScratch scratch, String command, int stdinFd, int stdoutFd, int stderrFd,
+                                   Pointer attr, String prefix) throws SandboxException {
         long fa = scratch.fileActionsAddress();
         check(PosixSpawn.posix_spawn_file_actions_init(fa), "file actions", prefix);
         try {
@@ -93,7 +99,7 @@ final class PipeSpawner {
             int[] pid = new int[1];
             int rc = PosixSpawn.posix_spawn(pid, scratch.executable, fa, Pointer.nativeValue(attr), scratch.argv, scratch.envp);
             if (rc != 0) {
-                throw spawnError(rc, plan.argv().get(0), prefix);
+                throw spawnError(rc, command, prefix);
             }
             return pid[0];
         } finally {
@@ -120,7 +126,7 @@ final class PipeSpawner {
         };
     }
 
-    static SandboxException descriptorsExhausted(String prefix) {
+    public static SandboxException descriptorsExhausted(String prefix) {
         return new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, prefix
                 + ": the daemon is out of file descriptors (ulimit -n); retry when other processes have ended");
     }

@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.process;
+package io.sandboxd.daemon.process.os;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  * errors come back as a return value, and the child never runs with the JVM's signal handlers.
  * Needs glibc 2.34+ ({@code addclosefrom_np}) for closing inherited descriptors.
  */
-final class PosixSpawn {
+public final class PosixSpawn {
     static final short POSIX_SPAWN_SETSIGDEF = 0x04;
     static final short POSIX_SPAWN_SETSIGMASK = 0x08;
     static final short POSIX_SPAWN_SETSID = 0x80;
@@ -69,14 +69,14 @@ final class PosixSpawn {
     static native int sigaction(int sig, Pointer act, Pointer oldact);
 
     /**
-     * The attributes every child gets, built once per process core (at its first spawn, after the
+     * The attributes every child gets, built once per process runtime (at its first spawn, after the
      * daemon's signal setup) and only read afterwards: its own session, an
      * empty signal mask, and default dispositions for the signals this daemon ignores (a daemon
      * started under {@code nohup} or with {@code &} ignores SIGHUP/SIGINT/SIGQUIT, and exec keeps
      * ignored signals ignored). Only those: glibc resets each listed signal with a syscall in the
      * child while the parent waits, and handled signals are reset by exec anyway.
      */
-    static Memory attributes() {
+    public static Memory attributes() {
         return Attributes.build();
     }
 

@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.process;
+package io.sandboxd.daemon.process.os;
 
 import java.util.concurrent.Executor;
 import java.util.function.IntConsumer;
@@ -10,7 +10,7 @@ import java.util.function.IntConsumer;
  * blocks in waitpid for it instead. Only this class reaps pipe-mode children, always by pid:
  * a waitpid(-1) anywhere would steal pty4j's children.
  */
-final class ExitWatcher implements IoLoop.Handler {
+public final class ExitWatcher implements IoLoop.Handler {
     /** Set to "false" to force the thread fallback (tests). */
     static final String PIDFD_PROPERTY = "sandboxd.pidfd";
     private static volatile boolean pidfdUsable = !"false".equals(System.getProperty(PIDFD_PROPERTY));
@@ -33,7 +33,7 @@ final class ExitWatcher implements IoLoop.Handler {
         pidfdUsable = use;
     }
 
-    static void watch(long pid, IoLoop loop, Executor blocking, IntConsumer onExit) {
+    public static void watch(long pid, IoLoop loop, Executor blocking, IntConsumer onExit) {
         int fd = openPidfd(pid);
         if (fd >= 0) {
             loop.register(fd, new ExitWatcher(loop, (int) pid, fd, onExit));
@@ -71,7 +71,7 @@ final class ExitWatcher implements IoLoop.Handler {
      *
      * @return false when pidfds are unavailable; the caller then has to wait some other way
      */
-    static boolean notifyExit(long pid, IoLoop loop, Runnable onExit) {
+    public static boolean notifyExit(long pid, IoLoop loop, Runnable onExit) {
         int fd = openPidfd(pid);
         if (fd < 0) {
             return false;

@@ -1,9 +1,10 @@
-package io.sandboxd.daemon.process;
+package io.sandboxd.daemon.process.os;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -35,10 +36,12 @@ final class SpawnScratch {
         return Pointer.nativeValue(fileActions);
     }
 
-    /** Lays out the plan's strings; the addresses stay valid until the next call on this thread. */
-    void layout(LaunchPlan plan) {
-        List<String> args = plan.argv();
-        byte[][] envBytes = plan.environment().encoded();
+    /**
+     * Lays out the spawn's strings; the addresses stay valid until the next call on this thread.
+     *
+     * @param envBytes every variable as {@code KEY=VALUE} bytes, without the NUL
+     */
+    void layout(Path program, List<String> args, byte[][] envBytes, Path workingDirectory) {
         byte[][] argBytes = new byte[args.size()][];
         long need = 8L * (args.size() + 1 + envBytes.length + 1);
         for (int i = 0; i < argBytes.length; i++) {
@@ -48,8 +51,8 @@ final class SpawnScratch {
         for (byte[] e : envBytes) {
             need += e.length + 1;
         }
-        byte[] exe = plan.executable().toString().getBytes(StandardCharsets.UTF_8);
-        byte[] dir = plan.workingDirectory().toString().getBytes(StandardCharsets.UTF_8);
+        byte[] exe = program.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] dir = workingDirectory.toString().getBytes(StandardCharsets.UTF_8);
         need += exe.length + 1 + dir.length + 1;
         if (block.size() < need) {
             block = new Memory(Math.max(need, block.size() * 2));

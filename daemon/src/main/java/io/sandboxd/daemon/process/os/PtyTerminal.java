@@ -1,9 +1,10 @@
-package io.sandboxd.daemon.process;
+package io.sandboxd.daemon.process.os;
 
 import com.pty4j.unix.Pty;
 import com.pty4j.unix.UnixPtyProcess;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,7 @@ import java.util.Map;
  * The daemon keeps its own slave fd open until the leader is reaped: then the master reports EIO
  * only after every byte the session wrote has been read.
  */
-final class PtyTerminal {
+public final class PtyTerminal {
     private final Pty pty;
     private final UnixPtyProcess process;
     private final int masterFd;
@@ -28,21 +29,27 @@ final class PtyTerminal {
         this.slaveFd = slaveFd;
     }
 
-    static PtyTerminal spawn(LaunchPlan plan) throws IOException {
+    /**
+     * @param argv        the arguments, {@code argv[0]} as the caller wrote it
+     * @param environment every variable the child sees
+     * @param cols        the window size, set before the program starts
+     */
+    public static PtyTerminal spawn(Path executable, List<String> argv, Map<String, String> environment,
+                                    Path workingDirectory, int cols, int rows) throws IOException {
         Pty pty = new Pty(false);
         int slave = -1;
         try {
-            NativeIo.setWindowSize(pty.getMasterFD(), plan.terminal());
+            NativeIo.setWindowSize(pty.getMasterFD(), cols, rows);
             slave = NativeIo.open(pty.getSlaveName(), NativeIo.O_RDWR | NativeIo.O_NOCTTY | NativeIo.O_CLOEXEC);
             if (slave < 0) {
                 throw new IOException("cannot open terminal: errno " + NativeIo.errno());
             }
-            List<String> cmd = new ArrayList<>(plan.argv());
-            cmd.set(0, plan.executable().toString());
-            String[] env = plan.environment().asMap().entrySet().stream()
+            List<String> cmd = new ArrayList<>(argv);
+            cmd.set(0, executable.toString());
+            String[] env = environment.entrySet().stream()
                     .map(e -> e.getKey() + "=" + e.getValue()).toArray(String[]::new);
             UnixPtyProcess p = new UnixPtyProcess(cmd.toArray(String[]::new), env,
-                    plan.workingDirectory().toString(), pty, null, false);
+                    workingDirectory.toString(), pty, null, false);
             ExecBarrier.awaitExec(p.pid());
             return new PtyTerminal(pty, p, slave);
         } catch (IOException | RuntimeException | Error e) {
@@ -58,24 +65,24 @@ final class PtyTerminal {
         }
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    int masterFd() {
+    public int masterFd() {
         return masterFd;
     }
 
     /** Blocks until the leader is reaped; @return its exit code, 128+N for death by signal N */
-    int waitFor() throws InterruptedException {
+    public int waitFor() throws InterruptedException {
         return ExitCodes.normalize(process.waitFor());
     }
 
-    void resize(TerminalSize size) throws IOException {
-        NativeIo.setWindowSize(masterFd, size);
+    public void resize(int cols, int rows) throws IOException {
+        NativeIo.setWindowSize(masterFd, cols, rows);
     }
 
-    synchronized void closeSlave() {
+    public synchronized void closeSlave() {
         if (slaveFd >= 0) {
             NativeIo.close(slaveFd);
             slaveFd = -1;
@@ -83,7 +90,7 @@ final class PtyTerminal {
     }
 
     /** Called once the leader was reaped. */
-    void closeMaster() {
+    public void closeMaster() {
         closeSlave();
         awaitPty4jBreakRead();
         try {
@@ -135,9 +142,5 @@ final class PtyTerminal {
         } catch (ReflectiveOperationException | RuntimeException e) {
             return null;
         }
-    }
-
-    static Map<String, String> describe() {
-        return Map.of("mode", "pty");
     }
 }

@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.process;
+package io.sandboxd.daemon.process.os;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
@@ -13,13 +13,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * are reused across processes; small stacks, because a live stream parks one or two of them in
  * {@code read}), and one timer thread for grace periods.
  */
-final class IoThreads {
+public final class IoThreads {
     private static final long STACK_BYTES = 256 * 1024;
 
-    final ExecutorService blocking;
-    final ScheduledExecutorService timers;
+    public final ExecutorService blocking;
+    public final ScheduledExecutorService timers;
 
-    IoThreads() {
+    public IoThreads() {
         AtomicInteger n = new AtomicInteger();
         blocking = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 r -> daemonThread(r, "sandboxd-proc-io-" + n.incrementAndGet()));
@@ -34,7 +34,7 @@ final class IoThreads {
         return t;
     }
 
-    void shutdown() {
+    public void shutdown() {
         timers.shutdownNow();
         blocking.shutdown();
     }

@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.process;
+package io.sandboxd.daemon.process.os;
 
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
@@ -11,18 +11,18 @@ import com.sun.jna.Pointer;
  * errno is read with {@link #errno()} right after a call on the same thread (JNA preserves it per
  * thread). JNA is loaded on first use.
  */
-final class NativeIo {
-    static final int SIGKILL = 9;
-    static final int SIGTERM = 15;
+public final class NativeIo {
+    public static final int SIGKILL = 9;
+    public static final int SIGTERM = 15;
 
     static final int EPERM = 1;
-    static final int ESRCH = 3;
-    static final int EINTR = 4;
-    static final int EAGAIN = 11;
+    public static final int ESRCH = 3;
+    public static final int EINTR = 4;
+    public static final int EAGAIN = 11;
     static final int ENOSYS = 38;
 
     static final short POLLIN = 0x001;
-    static final short POLLOUT = 0x004;
+    public static final short POLLOUT = 0x004;
 
     static final int O_RDWR = 02;
     static final int O_NOCTTY = 0400;
@@ -56,19 +56,19 @@ final class NativeIo {
     }
 
     /** {@code buf} is a native address ({@code Pointer.nativeValue}): no Pointer object per call. */
-    static native long read(int fd, long buf, long count);
+    public static native long read(int fd, long buf, long count);
 
-    static native long write(int fd, long buf, long count);
+    public static native long write(int fd, long buf, long count);
 
     /** PTY stdin from a heap array (JNA copies the array). */
-    static native long write(int fd, byte[] buf, long count);
+    public static native long write(int fd, byte[] buf, long count);
 
-    static native int close(int fd);
+    public static native int close(int fd);
 
     static native int open(String path, int flags);
 
     /** struct pollfd {int fd; short events; short revents;} laid out as int pairs. */
-    static native int poll(int[] fds, long nfds, int timeoutMillis);
+    public static native int poll(int[] fds, long nfds, int timeoutMillis);
 
     static native int kill(int pid, int sig);
 
@@ -76,7 +76,7 @@ final class NativeIo {
 
     static native int pipe2(int[] fds, int flags);
 
-    static native int fcntl(int fd, int cmd, int arg);
+    public static native int fcntl(int fd, int cmd, int arg);
 
     static native int epoll_create1(int flags);
 
@@ -90,7 +90,7 @@ final class NativeIo {
 
     static native long syscall(long number, long arg1, long arg2);
 
-    static int errno() {
+    public static int errno() {
         return Native.getLastError();
     }
 
@@ -101,14 +101,14 @@ final class NativeIo {
     }
 
     /** Signals every member of a process group; ESRCH (group already gone) is not an error. */
-    static boolean killGroup(long pgid, int sig) {
+    public static boolean killGroup(long pgid, int sig) {
         if (pgid <= 1) {
             throw new IllegalArgumentException("refusing to signal group " + pgid);
         }
         return kill((int) -pgid, sig) == 0;
     }
 
-    static boolean killPid(long pid, int sig) {
+    public static boolean killPid(long pid, int sig) {
         if (pid <= 1) {
             throw new IllegalArgumentException("refusing to signal pid " + pid);
         }
@@ -116,14 +116,14 @@ final class NativeIo {
     }
 
     /** TIOCSWINSZ on a PTY master; the kernel sends SIGWINCH to the foreground group. */
-    static void setWindowSize(int masterFd, TerminalSize size) throws java.io.IOException {
-        short[] ws = {(short) size.rows(), (short) size.cols(), 0, 0};
+    static void setWindowSize(int masterFd, int cols, int rows) throws java.io.IOException {
+        short[] ws = {(short) rows, (short) cols, 0, 0};
         if (ioctl(masterFd, TIOCSWINSZ, ws) != 0) {
             throw new java.io.IOException("TIOCSWINSZ failed: errno " + errno());
         }
     }
 
-    static void setNonBlocking(int fd) throws java.io.IOException {
+    public static void setNonBlocking(int fd) throws java.io.IOException {
         int flags = fcntl(fd, F_GETFL, 0);
         if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
             throw new java.io.IOException("fcntl(O_NONBLOCK) failed: errno " + errno());

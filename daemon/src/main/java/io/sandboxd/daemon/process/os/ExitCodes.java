@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.process;
+package io.sandboxd.daemon.process.os;
 
 /** Exit status conventions: the process's own code, or 128+N for death by signal N. */
 final class ExitCodes {

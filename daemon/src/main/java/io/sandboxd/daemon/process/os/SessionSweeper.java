@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.process;
+package io.sandboxd.daemon.process.os;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -12,12 +12,12 @@ import java.util.Set;
  * that nothing outlives the daemon. Session ids are the pids of our setsid'd leaders; a stranger
  * could only share one by calling setsid after such a pid was reused, which we accept.
  */
-final class SessionSweeper {
+public final class SessionSweeper {
     private SessionSweeper() {
     }
 
     /** @return how many processes were sent SIGKILL */
-    static int killSessions(Set<Long> sessionIds) {
+    public static int killSessions(Set<Long> sessionIds) {
         if (sessionIds.isEmpty()) {
             return 0;
         }
@@ -43,7 +43,7 @@ final class SessionSweeper {
     }
 
     /** @return the subset of {@code sessionIds} that still has at least one process */
-    static Set<Long> liveSessions(Set<Long> sessionIds) {
+    public static Set<Long> liveSessions(Set<Long> sessionIds) {
         Set<Long> live = new java.util.HashSet<>();
         try (DirectoryStream<Path> dir = Files.newDirectoryStream(Path.of("/proc"), p -> isNumeric(p.getFileName().toString()))) {
             for (Path p : dir) {

@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.rest;
+package io.sandboxd.daemon.fs;
 
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -15,8 +15,8 @@ import java.nio.channels.FileChannel;
  * is truncated underneath, the kernel's copy fails (EFAULT, an IOException), nothing faults in
  * the JVM; and {@link FileChannel#map} refuses a window beyond the current end of file.
  */
-final class MappedWindows {
-    static final long WINDOW = 4L << 20;
+public final class MappedWindows {
+    public static final long WINDOW = 4L << 20;
 
     /** Where unmapping early is not possible, mapping is not used at all. */
     private static final Method INVOKE_CLEANER;
@@ -39,10 +39,6 @@ final class MappedWindows {
         UNSAFE = u;
     }
 
-    interface Writer {
-        void write(ByteBuffer window) throws IOException;
-    }
-
     private MappedWindows() {
     }
 
@@ -51,7 +47,7 @@ final class MappedWindows {
     }
 
     /** Maps and writes {@code [pos, pos+length)} window by window. */
-    static void send(FileChannel file, long pos, long length, Writer out) throws IOException {
+    static void send(FileChannel file, long pos, long length, ContentSink out) throws IOException {
         long end = pos + length;
         while (pos < end) {
             long n = Math.min(WINDOW, end - pos);

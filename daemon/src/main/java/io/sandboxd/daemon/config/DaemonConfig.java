@@ -1,0 +1,32 @@
+package io.sandboxd.daemon.config;
+
+import io.sandboxd.daemon.logging.LogFormat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Validated daemon settings (CONTRACT §3). Built by the command line from flags and
+ * {@code SANDBOXD_*} variables; read by the wiring and both listeners.
+ *
+ * @param rootDir real (symlink-resolved) absolute path of the sandbox root, which exists
+ */
+public record DaemonConfig(
+        String listenHost,
+        int grpcPort,
+        int restPort,
+        Path rootDir,
+        String metadataEnvPrefix,
+        Duration shutdownTimeout,
+        Duration httpIdleTimeout,
+        int streamChunkSize,
+        int executeOutputLimit,
+        int maxProcesses,
+        Optional<String> authToken,
+        LogFormat logFormat) {
+
+    public static final int DEFAULT_STREAM_CHUNK_SIZE = 256 * 1024;
+    public static final int MAX_STREAM_CHUNK_SIZE = 4 * 1024 * 1024;
+    public static final int MAX_EXECUTE_OUTPUT_LIMIT = 64 * 1024 * 1024;
+}

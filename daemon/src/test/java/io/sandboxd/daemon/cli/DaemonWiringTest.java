@@ -1,0 +1,16 @@
+package io.sandboxd.daemon.cli;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What the wiring hands the process core. */
+class DaemonWiringTest {
+    @Test
+    void childrenNeverInheritTheAccessToken() {
+        assertThat(Daemon.childEnvironment(Map.of("SANDBOXD_AUTH_TOKEN", "t", "HOME", "/root")))
+                .containsOnlyKeys("HOME");
+    }
+}
