@@ -85,19 +85,15 @@ final class ExecCommand implements Callable<Integer> {
         RemoteProcess p = client.withCallTimeout(NO_DEADLINE).start(cmd);
         started.complete(p);
         Terminal raw = null;
+        Thread stdin = null;
         try {
             int pid = p.pid();
             if (tty) {
                 Signals.handle("WINCH", () -> Terminal.size().ifPresent(s -> quietly(() -> client.resizeTty(pid, s[0], s[1]))));
                 raw = Terminal.enterRaw().orElse(null);
             }
-            Thread stdin = pumpStdin(p);
-            try {
-                return pumpOutput(p);
-            } finally {
-                stdin.interrupt();
-                join(stdin);
-            }
+            stdin = pumpStdin(p);
+            return pumpOutput(p);
         } catch (GrpcCallException e) {
             if (givenUp >= 0 && e.code() == Status.Code.CANCELLED) {
                 return givenUp;
@@ -106,6 +102,10 @@ final class ExecCommand implements Callable<Integer> {
         } finally {
             if (raw != null) {
                 raw.restore();
+            }
+            if (stdin != null) {
+                stdin.interrupt(); // closes fd 0: after the terminal is restored
+                join(stdin);
             }
         }
     }

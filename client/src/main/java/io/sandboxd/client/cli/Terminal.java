@@ -13,11 +13,13 @@ import java.util.concurrent.TimeUnit;
  */
 final class Terminal {
     private final String saved;
+    private final File device;
     private final Thread hook;
     private boolean restored;
 
-    private Terminal(String saved) {
+    private Terminal(String saved, File device) {
         this.saved = saved;
+        this.device = device;
         this.hook = new Thread(this::restoreNow, "terminal-restore");
         Runtime.getRuntime().addShutdownHook(hook);
     }
@@ -50,7 +52,14 @@ final class Terminal {
         if (saved.isEmpty() || stty(false, "raw", "-echo").isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new Terminal(saved.get().trim()));
+        // The device itself, for the restore: stdin may be closed by then.
+        File device = null;
+        try {
+            device = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd/0")).toFile();
+        } catch (IOException | UnsupportedOperationException e) {
+            // restore through stdin then
+        }
+        return Optional.of(new Terminal(saved.get().trim(), device));
     }
 
     /** Back to the saved settings. */
@@ -66,18 +75,24 @@ final class Terminal {
     private synchronized void restoreNow() {
         if (!restored) {
             restored = true;
-            stty(false, saved);
+            if (device == null || stty(ProcessBuilder.Redirect.from(device), saved).isEmpty()) {
+                stty(false, saved);
+            }
         }
     }
 
     /** Runs stty on our stdin (or /dev/tty); its stdout if it succeeded. */
     private static Optional<String> stty(boolean devTty, String... args) {
+        return stty(devTty ? ProcessBuilder.Redirect.from(new File("/dev/tty")) : ProcessBuilder.Redirect.INHERIT, args);
+    }
+
+    private static Optional<String> stty(ProcessBuilder.Redirect input, String... args) {
         String[] cmd = new String[args.length + 1];
         cmd[0] = "stty";
         System.arraycopy(args, 0, cmd, 1, args.length);
         try {
             Process p = new ProcessBuilder(cmd)
-                    .redirectInput(devTty ? ProcessBuilder.Redirect.from(new File("/dev/tty")) : ProcessBuilder.Redirect.INHERIT)
+                    .redirectInput(input)
                     .redirectError(ProcessBuilder.Redirect.DISCARD).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(5, TimeUnit.SECONDS)) {
