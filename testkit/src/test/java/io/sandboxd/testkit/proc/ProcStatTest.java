@@ -34,10 +34,12 @@ class ProcStatTest {
         Process p = new ProcessBuilder("setsid", "sleep", "60").start();
         try {
             long pid = p.pid();
-            ProcStat s = ProcStat.read(pid).orElseThrow();
             // setsid forks when it is a group leader, else execs: the sleep is pid or its child.
-            ProcStat sleep = s.comm().equals("sleep") ? s
-                    : ProcessTable.read().childrenOf(pid).stream().filter(c -> c.comm().equals("sleep")).findFirst().orElseThrow();
+            java.util.function.Supplier<java.util.Optional<ProcStat>> find = () -> ProcStat.read(pid)
+                    .filter(s -> s.comm().equals("sleep"))
+                    .or(() -> ProcessTable.read().childrenOf(pid).stream().filter(c -> c.comm().equals("sleep")).findFirst());
+            io.sandboxd.testkit.Poll.await(java.time.Duration.ofSeconds(20), () -> find.get().isPresent(), () -> "no sleep");
+            ProcStat sleep = find.get().orElseThrow();
             assertThat(sleep.session()).isEqualTo(sleep.pid());
             assertThat(sleep.pgrp()).isEqualTo(sleep.pid());
             assertThat(sleep.session()).isNotEqualTo(ProcStat.read(ProcessHandle.current().pid()).orElseThrow().session());

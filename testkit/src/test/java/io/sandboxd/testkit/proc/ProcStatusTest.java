@@ -38,6 +38,7 @@ class ProcStatusTest {
         Process plain = new ProcessBuilder("sleep", "60").start();
         try {
             waitForComm(ignoring.pid(), "sleep");
+            waitForComm(plain.pid(), "sleep");
             ProcStatus a = ProcStatus.read(ignoring.pid()).orElseThrow();
             ProcStatus b = ProcStatus.read(plain.pid()).orElseThrow();
             assertThat(a.name()).isEqualTo("sleep");

@@ -15,11 +15,14 @@ class ProcessTableTest {
         Process sh = new ProcessBuilder("setsid", "sh", "-c", "sleep " + marker + " & sleep " + marker + " & echo up; wait").start();
         try {
             assertThat(new String(sh.getInputStream().readNBytes(3))).isEqualTo("up\n");
+            // A background child is a forked sh until it has exec'd sleep: wait for both.
+            io.sandboxd.testkit.Poll.await(java.time.Duration.ofSeconds(20),
+                    () -> ProcessTable.read().liveWithArgument(marker).size() == 2, () -> "two sleeps");
             ProcessTable t = ProcessTable.read();
             ProcStat shell = t.get(sh.pid()).filter(s -> s.comm().equals("sh"))
                     .or(() -> t.childrenOf(sh.pid()).stream().filter(s -> s.comm().equals("sh")).findFirst()).orElseThrow();
             List<ProcStat> kids = t.childrenOf(shell.pid());
-            assertThat(kids).extracting(ProcStat::comm).containsExactly("sleep", "sleep");
+            assertThat(kids).extracting(ProcStat::comm).containsExactlyInAnyOrder("sleep", "sleep");
             assertThat(t.descendantsOf(ProcessHandle.current().pid())).extracting(ProcStat::pid)
                     .contains(sh.pid()).containsAll(kids.stream().map(ProcStat::pid).toList());
             assertThat(t.liveInSession(shell.session())).extracting(ProcStat::comm).containsExactlyInAnyOrder("sh", "sleep", "sleep");
