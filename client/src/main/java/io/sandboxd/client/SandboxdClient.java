@@ -287,14 +287,14 @@ public final class SandboxdClient implements AutoCloseable {
      * @throws RestCallException 416 when {@code offset} is past the end
      */
     public FileDownload open(String path, long offset, long length) {
+        if (length == 0 || length < -1 || offset < 0) {
+            throw new IllegalArgumentException("offset " + offset + ", length " + length + ": nothing to read");
+        }
         String shown = RestPaths.display(path);
         HttpRequest.Builder b = request(RestPaths.files(path), settings.callTimeout).GET();
         boolean ranged = offset > 0 || length >= 0;
         if (ranged) {
             b.header("Range", "bytes=" + offset + "-" + (length >= 0 ? Long.toString(offset + length - 1) : ""));
-        }
-        if (length == 0) {
-            throw new IllegalArgumentException("length 0: nothing to read");
         }
         HttpResponse<InputStream> r = send("GET", shown, b.build(), HttpResponse.BodyHandlers.ofInputStream());
         checkStatus("GET", shown, r);
