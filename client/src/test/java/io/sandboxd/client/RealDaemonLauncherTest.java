@@ -32,6 +32,8 @@ class RealDaemonLauncherTest {
         assertThat(d.stop(Duration.ofSeconds(20))).as("graceful SIGTERM: exit 0").isZero();
         assertThat(Duration.ofNanos(System.nanoTime() - t)).isLessThan(Duration.ofSeconds(15));
         assertThat(d.stderr()).as("the request log").contains("Execute");
+        d.close();
+        assertThat(d.rootDir()).as("the launcher's temporary root goes with the daemon").doesNotExist();
     }
 
     @Test

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code --listen-host --grpc-port --rest-port --root-dir}, then {@link #withArgs extra arguments}.
  *
  * <p>Defaults: loopback, two free ports (picked again, up to 3 times, if the daemon finds one
- * taken), a fresh temporary root directory, logs in {@code target/daemon-logs} (system property
+ * taken), a fresh temporary root directory (deleted by {@link RunningDaemon#close()}), logs in {@code target/daemon-logs} (system property
  * {@code sandboxd.logDir}), 120 s to become ready, this JVM's {@code java}. Inherited environment
  * variables starting with {@code SANDBOXD_} are removed (they are the daemon's flags, so a
  * developer's shell could otherwise change what a test runs) unless {@link #withInheritedSandboxdEnv}.
@@ -264,12 +264,14 @@ public final class DaemonSpec {
                 return d;
             } catch (DaemonStartException e) {
                 d.killTree();
+                d.deleteOwnRoot();
                 if (!e.portTaken()) {
                     throw e;
                 }
                 last = e;
             } catch (IOException | RuntimeException e) {
                 d.killTree();
+                d.deleteOwnRoot();
                 throw e;
             }
         }
@@ -286,6 +288,7 @@ public final class DaemonSpec {
         int grpc = grpcPort != 0 ? grpcPort : picked[0];
         int rest = restPort != 0 ? restPort : (picked[1] != grpc ? picked[1] : picked[0]);
         Path root = rootDir != null ? rootDir : Files.createTempDirectory("sandboxd-root-");
+        boolean ownRoot = rootDir == null;
         Files.createDirectories(root);
         Files.createDirectories(logDir);
 
@@ -328,7 +331,7 @@ public final class DaemonSpec {
         long launched = System.nanoTime();
         Process p = pb.start();
         String connectHost = listenHost.equals("0.0.0.0") || listenHost.equals("::") ? "127.0.0.1" : listenHost;
-        return new RunningDaemon(p, this, connectHost, grpc, rest, root, launched);
+        return new RunningDaemon(p, this, connectHost, grpc, rest, root, ownRoot, launched);
     }
 
     @Override

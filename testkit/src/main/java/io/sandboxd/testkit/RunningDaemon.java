@@ -21,17 +21,22 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A daemon started from a {@link DaemonSpec}. {@link #close()} stops it (SIGTERM, then SIGKILL
- * after 15 s) and kills whatever descendants it left. A daemon still running when this JVM exits
- * is killed with its descendants by a shutdown hook, so a crashed test run leaves none behind.
+ * after 15 s), kills whatever descendants it left and deletes the temporary root the launcher
+ * made. A daemon still running when this JVM exits is killed with its descendants by a shutdown
+ * hook, and launcher-made roots are deleted then, so a crashed test run leaves nothing behind.
  */
 public final class RunningDaemon implements AutoCloseable {
     private static final Duration DEFAULT_STOP_GRACE = Duration.ofSeconds(15);
     private static final long POLL_MS = 5;
     private static final Set<RunningDaemon> LIVE = ConcurrentHashMap.newKeySet();
+    /** Launcher-made roots not yet deleted by close(): deleted at JVM exit (a restart may reuse one until then). */
+    private static final Set<RunningDaemon> OWN_ROOTS = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(RunningDaemon::killTree),
-                "sandboxd-testkit-cleanup"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LIVE.forEach(RunningDaemon::killTree);
+            OWN_ROOTS.forEach(RunningDaemon::deleteOwnRoot);
+        }, "sandboxd-testkit-cleanup"));
     }
 
     private final Process process;
@@ -40,22 +45,27 @@ public final class RunningDaemon implements AutoCloseable {
     private final int grpcPort;
     private final int restPort;
     private final Path rootDir;
+    private final boolean ownRoot;
     private final long launchedNanos;
     private final ProcessObserver observer;
     private volatile long acceptingNanos = -1;
     private volatile long readyNanos = -1;
 
     RunningDaemon(Process process, DaemonSpec spec, String host, int grpcPort, int restPort, Path rootDir,
-                  long launchedNanos) {
+                  boolean ownRoot, long launchedNanos) {
         this.process = process;
         this.spec = spec;
         this.host = host;
         this.grpcPort = grpcPort;
         this.restPort = restPort;
         this.rootDir = rootDir;
+        this.ownRoot = ownRoot;
         this.launchedNanos = launchedNanos;
         this.observer = new ProcessObserver(process.pid());
         LIVE.add(this);
+        if (ownRoot) {
+            OWN_ROOTS.add(this);
+        }
     }
 
     public Process process() {
@@ -289,13 +299,50 @@ public final class RunningDaemon implements AutoCloseable {
         waitForExit();
     }
 
-    /** Stops the daemon if it still runs ({@link #stop()}, which also kills the descendants it left). */
+    /**
+     * Stops the daemon if it still runs ({@link #stop()}, which also kills the descendants it
+     * left), and deletes the root directory if the launcher made it (a root given with
+     * {@link DaemonSpec#withRootDir} is the caller's and stays).
+     */
     @Override
     public void close() {
         if (process.isAlive()) {
             stop();
         }
         LIVE.remove(this);
+        deleteOwnRoot();
+    }
+
+    /** Deletes a launcher-made root; symlinks are removed, never followed. */
+    void deleteOwnRoot() {
+        OWN_ROOTS.remove(this);
+        if (!ownRoot || !Files.isDirectory(rootDir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try {
+            Files.walkFileTree(rootDir, new java.nio.file.SimpleFileVisitor<>() {
+                @Override
+                public java.nio.file.FileVisitResult visitFile(Path file, java.nio.file.attribute.BasicFileAttributes a)
+                        throws IOException {
+                    Files.deleteIfExists(file);
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                    Files.deleteIfExists(file);
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+                    Files.deleteIfExists(dir);
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            // best effort: a file the daemon's processes made unreadable stays in the temp dir
+        }
     }
 
     private int waitForExit() {

@@ -43,11 +43,23 @@ class DaemonSpecTest {
     }
 
     @Test
-    void freshTemporaryRootWhenNoneIsGiven() throws Exception {
+    void aFreshTemporaryRootWhenNoneIsGivenIsDeletedByClose() throws Exception {
+        Path root;
         try (RunningDaemon d = fake().start()) {
-            assertThat(d.rootDir()).isDirectory().isEmptyDirectory();
-            assertThat(d.stdout()).contains("root=" + d.rootDir());
+            root = d.rootDir();
+            assertThat(root).isDirectory().isEmptyDirectory();
+            assertThat(d.stdout()).contains("root=" + root);
+            Files.createDirectories(root.resolve("a/b"));
+            Files.writeString(root.resolve("a/b/f"), "x");
+            Files.createSymbolicLink(root.resolve("a/escape"), tmp);
         }
+        assertThat(root).doesNotExist();
+        assertThat(tmp).as("a symlink is removed, not followed").isDirectory();
+        Path given = Files.createDirectories(tmp.resolve("given"));
+        try (RunningDaemon d = fake().withRootDir(given).start()) {
+            assertThat(d.rootDir()).isEqualTo(given);
+        }
+        assertThat(given).as("a given root is the caller's").isDirectory();
     }
 
     @Test
