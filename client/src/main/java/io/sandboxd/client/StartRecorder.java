@@ -244,8 +244,8 @@ public final class StartRecorder implements StartListener {
             switch (m.getEventCase()) {
                 case INIT -> sb.append("init{process_id=").append(m.getInit().getProcessId()).append('}');
                 case EXIT -> sb.append("exit{exit_code=").append(m.getExit().getExitCode()).append('}');
-                case STDOUT -> sb.append("stdout ").append(io.sandboxd.client.raw.RawHttp.excerpt(m.getStdout().toByteArray(), 40));
-                case STDERR -> sb.append("stderr ").append(io.sandboxd.client.raw.RawHttp.excerpt(m.getStderr().toByteArray(), 40));
+                case STDOUT -> sb.append("stdout ").append(excerpt(m.getStdout()));
+                case STDERR -> sb.append("stderr ").append(excerpt(m.getStderr()));
                 default -> sb.append("(empty event)");
             }
         }
@@ -256,5 +256,11 @@ public final class StartRecorder implements StartListener {
         sb.append(status == null ? " (stream still open)" : " then status " + status.getCode()
                 + (status.getDescription() == null ? "" : " \"" + status.getDescription() + "\""));
         return sb.toString();
+    }
+
+    /** The first 40 bytes, escaped as protobuf's text format does, and the total when cut. */
+    private static String excerpt(com.google.protobuf.ByteString b) {
+        String head = '"' + com.google.protobuf.TextFormat.escapeBytes(b.substring(0, Math.min(b.size(), 40))) + '"';
+        return b.size() > 40 ? head + "... (" + b.size() + " bytes)" : head;
     }
 }

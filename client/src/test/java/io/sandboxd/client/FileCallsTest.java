@@ -1,8 +1,8 @@
 package io.sandboxd.client;
 
-import io.sandboxd.client.raw.RawHttp;
-import io.sandboxd.client.raw.RawRequest;
-import io.sandboxd.client.raw.RawResponse;
+import io.sandboxd.testkit.raw.RawHttp;
+import io.sandboxd.testkit.raw.RawRequest;
+import io.sandboxd.testkit.raw.RawResponse;
 import io.sandboxd.testkit.RunningDaemon;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,4 +1,4 @@
-package io.sandboxd.client.raw;
+package io.sandboxd.testkit.raw;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.sandboxd.client.raw;
+package io.sandboxd.testkit.raw;
 
 import javax.net.ssl.SSLSocketFactory;
 import java.io.BufferedInputStream;
