@@ -14,6 +14,7 @@ public final class RouterMetrics {
   private final MeterRegistry registry;
   private final Timer[] byStatusClass = new Timer[6];
   private final Counter[] bySource = new Counter[ResolvedTarget.Source.values().length];
+  private final Counter[] refusedBySource = new Counter[ResolvedTarget.Source.values().length];
   private final Counter connectFailures;
   private final Counter cacheEvictions;
   private final Counter upgrades;
@@ -34,6 +35,11 @@ public final class RouterMetrics {
       bySource[s.ordinal()] =
           Counter.builder("sandbox_router_resolutions")
               .description("Backend resolutions by source (pod_ip > cache > dns)")
+              .tag("source", s.tag())
+              .register(registry);
+      refusedBySource[s.ordinal()] =
+          Counter.builder("sandbox_router_refused_addresses")
+              .description("Targets not dialled because an address is restricted, by source")
               .tag("source", s.tag())
               .register(registry);
     }
@@ -60,6 +66,14 @@ public final class RouterMetrics {
 
   public double resolvedCount(ResolvedTarget.Source s) {
     return bySource[s.ordinal()].count();
+  }
+
+  public void refusedAddress(ResolvedTarget.Source s) {
+    refusedBySource[s.ordinal()].increment();
+  }
+
+  public double refusedAddressCount(ResolvedTarget.Source s) {
+    return refusedBySource[s.ordinal()].count();
   }
 
   public void connectFailure() {

@@ -24,6 +24,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.sandboxd.router.authz.AuthzException;
+import io.sandboxd.router.resolve.NoSandboxServiceException;
 import io.sandboxd.router.resolve.ResolvedTarget;
 import io.sandboxd.router.routing.Route;
 import io.sandboxd.router.routing.RouteException;
@@ -67,6 +68,7 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
     final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
     Route route;
     ResolvedTarget target;
+    InetSocketAddress address; // the vetted address dialled, the only one ever used
     boolean upgrade;
     boolean requestComplete;
     boolean attached;
@@ -320,12 +322,21 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     e.target = f.join();
+    try {
+      e.address = core.dialPolicy.choose(e.target, e.route.namespace(), e.id());
+    } catch (RouteException refused) {
+      log.warn("not dialling {} for sandbox {}/{}: {}", e.target.addresses(), e.route.namespace(), e.id(),
+          refused.detail());
+      core.metrics.refusedAddress(e.target.source());
+      respondError(e, refused.status(), refused.detail());
+      return;
+    }
     core.metrics.resolved(e.target.source());
     connect(e);
   }
 
   private void connect(Exchange e) {
-    InetSocketAddress addr = e.target.address();
+    InetSocketAddress addr = e.address;
     if (backend != null && backend.isActive() && addr.equals(backendAddr)) {
       attach(e, true);
       return;
@@ -381,7 +392,8 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
       }, delay, TimeUnit.MILLISECONDS);
       return;
     }
-    respondError(e, 502, "Could not connect to the backend sandbox: " + e.id());
+    respondError(e, 502, "Could not connect to the backend sandbox: " + e.id()
+        + (cause instanceof NoSandboxServiceException ? " (" + cause.getMessage() + ")" : ""));
   }
 
   private void attach(Exchange e, boolean reused) {

@@ -16,6 +16,7 @@ import io.sandboxd.router.authz.Authorizer;
 import io.sandboxd.router.metrics.RouterMetrics;
 import io.sandboxd.router.resolve.TargetResolver;
 import io.sandboxd.router.routing.RouteParser;
+import io.sandboxd.router.vetting.DialPolicy;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -31,6 +32,7 @@ public final class RouterServer implements AutoCloseable {
 
   final RouterConfig config;
   final RouteParser parser;
+  final DialPolicy dialPolicy;
   final TargetResolver resolver;
   final Authorizer authorizer;
   final RouterMetrics metrics;
@@ -48,7 +50,8 @@ public final class RouterServer implements AutoCloseable {
       BooleanSupplier ready,
       EventLoopGroup group) {
     this.config = config;
-    this.parser = new RouteParser(config.pathRoutingPrefix(), config.allowLoopbackPodIp());
+    this.parser = new RouteParser(config.pathRoutingPrefix());
+    this.dialPolicy = new DialPolicy(config.addressPolicy(), config.allowLoopbackPodIp());
     this.resolver = resolver;
     this.authorizer = authorizer;
     this.metrics = metrics;
