@@ -31,6 +31,7 @@ import io.sandboxd.router.routing.RouteException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledFuture;
@@ -90,8 +91,10 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
       this.request = request;
       this.clientKeepAlive = HttpUtil.isKeepAlive(request);
       this.head = HttpMethod.HEAD.equals(request.method());
-      this.bodyless =
-          !HttpUtil.isTransferEncodingChunked(request) && HttpUtil.getContentLength(request, 0L) == 0L;
+      // Judged before RequestFraming has run: a malformed Content-Length counts as a body.
+      String length = request.headers().get(HttpHeaderNames.CONTENT_LENGTH);
+      this.bodyless = !request.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)
+          && (length == null || RequestFraming.contentLength(length) == 0L);
     }
 
     String id() {
@@ -206,7 +209,15 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
     ex = e;
     if (req.decoderResult().isFailure()) {
       e.requestComplete = true; // the decoder discards the rest of a malformed stream
-      respondLocally(e, JsonResponses.error(ctx.alloc(), 400, "Malformed HTTP request."), true);
+      RequestFraming.Refusal r = RequestFraming.decoderFailure(req.decoderResult());
+      respondLocally(e, JsonResponses.error(ctx.alloc(), r.status(), r.detail()), true);
+      return;
+    }
+    Optional<RequestFraming.Refusal> framing = RequestFraming.check(req);
+    if (framing.isPresent()) {
+      // The body of a request whose framing is in doubt cannot be skipped reliably: close after.
+      e.requestComplete = true;
+      respondLocally(e, JsonResponses.error(ctx.alloc(), framing.get().status(), framing.get().detail()), true);
       return;
     }
     String uri = req.uri();
@@ -256,6 +267,20 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
   }
 
   private void onRequestContent(Exchange e, HttpContent c) {
+    if (c.decoderResult().isFailure()) {
+      // A malformed chunk mid-body: Netty hands it over as a last content. Forwarding it would
+      // give the backend a cleanly ended, truncated request, so the backend connection is cut
+      // first and the rest of the stream (which the decoder discards) ends this connection.
+      c.release();
+      e.requestComplete = true;
+      closeBackend();
+      if (e.responseStarted) {
+        ctx.close();
+      } else {
+        respondLocally(e, JsonResponses.error(ctx.alloc(), 400, "Malformed chunked request body."), true);
+      }
+      return;
+    }
     boolean last = c instanceof LastHttpContent;
     if (last) {
       e.requestComplete = true;

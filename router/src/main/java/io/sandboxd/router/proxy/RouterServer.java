@@ -91,8 +91,8 @@ public final class RouterServer implements AutoCloseable {
                   protected void initChannel(SocketChannel ch) {
                     HttpDecoderConfig dc =
                         new HttpDecoderConfig()
-                            .setMaxInitialLineLength(16 * 1024)
-                            .setMaxHeaderSize(64 * 1024)
+                            .setMaxInitialLineLength(RequestFraming.MAX_REQUEST_LINE)
+                            .setMaxHeaderSize(RequestFraming.MAX_HEADER_BYTES)
                             .setMaxChunkSize(MAX_CHUNK);
                     ch.pipeline()
                         .addLast("idle", new IdleStateHandler(0, 0, IDLE_SECONDS))
