@@ -8,6 +8,7 @@ import io.netty.channel.EventLoopGroup;
 import io.sandboxd.router.admin.AdminServer;
 import io.sandboxd.router.authz.AllowAllAuthorizer;
 import io.sandboxd.router.authz.Authorizer;
+import io.sandboxd.router.authz.ScopedAuthorizer;
 import io.sandboxd.router.authz.TokenReviewAuthorizer;
 import io.sandboxd.router.metrics.RouterMetrics;
 import io.sandboxd.router.proxy.RouterConfig;
@@ -106,17 +107,23 @@ public final class RouterMain implements Runnable {
   String cacheNamespace;
 
   @Option(names = "--authz-mode", defaultValue = "allow-all",
-      description = "allow-all (default; unsafe for production) or tokenreview.")
+      description = "allow-all (default; unsafe for production), tokenreview (any cluster identity reaches every "
+          + "sandbox; X-Sandbox-Pod-IP refused) or scoped (TokenReview + SubjectAccessReview per sandbox).")
   String authzMode;
 
   @Option(names = "--authz-tokenreview-audience", description = "Audience(s) for TokenReview (repeatable).")
   List<String> audiences = new ArrayList<>();
 
-  @Option(names = "--authz-cache-ttl", defaultValue = "30s", description = "TokenReview verdict cache TTL (default ${DEFAULT-VALUE}).")
+  @Option(names = "--authz-cache-ttl", defaultValue = "30s",
+      description = "How long TokenReview and SubjectAccessReview verdicts are reused (default ${DEFAULT-VALUE}).")
   String authzCacheTtl;
 
+  @Option(names = "--authz-cache-size", defaultValue = "2048",
+      description = "Entries kept by each verdict cache, least recently used dropped first (default ${DEFAULT-VALUE}).")
+  int authzCacheSize;
+
   @Option(names = "--authz-tokenreview-timeout", defaultValue = "10s",
-      description = "Bound on one TokenReview call; failures answer 500 (default ${DEFAULT-VALUE}).")
+      description = "Bound on one TokenReview or SubjectAccessReview call; failures answer 500 (default ${DEFAULT-VALUE}).")
   String tokenReviewTimeout;
 
   @Option(names = "--io-threads", defaultValue = "0", description = "Netty event-loop threads (0 = 2 x cores).")
@@ -176,13 +183,11 @@ public final class RouterMain implements Runnable {
             DurationParser.parse(proxyTimeout), DurationParser.parse(connectTimeout),
             DurationParser.parse(responseHeaderTimeout), maxRetries, Duration.ofMillis(200),
             DurationParser.parse(retryMaxDelay), ioThreads);
-    boolean tokenReview;
-    switch (authzMode) {
-      case "allow-all" -> tokenReview = false;
-      case "tokenreview" -> tokenReview = true;
-      default -> throw new CommandLine.ParameterException(
-          new CommandLine(this), "--authz-mode must be allow-all or tokenreview, not " + authzMode);
+    if (!List.of("allow-all", "tokenreview", "scoped").contains(authzMode)) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "--authz-mode must be allow-all, tokenreview or scoped, not " + authzMode);
     }
+    boolean tokenReview = !"allow-all".equals(authzMode);
     ExecutorService blocking = blockingPool();
     KubernetesClient client = cacheEnabled || tokenReview ? new KubernetesClientBuilder().build() : null;
     InformerPodCache informer = null;
@@ -199,15 +204,7 @@ public final class RouterMain implements Runnable {
     } else {
       log.warn("--no-cache-enabled: sandbox Services cannot be verified, so only X-Sandbox-Pod-IP routes");
     }
-    Authorizer authz;
-    if (tokenReview) {
-      authz = new TokenReviewAuthorizer(client, audiences, DurationParser.parse(authzCacheTtl), 2048,
-          DurationParser.parse(tokenReviewTimeout), blocking);
-    } else {
-      authz = new AllowAllAuthorizer();
-      log.warn("--authz-mode=allow-all: any caller that reaches this port can reach every sandbox. "
-          + "UNSAFE FOR PRODUCTION; use --authz-mode=tokenreview.");
-    }
+    Authorizer authz = authorizer(client, blocking);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     RouterMetrics metrics = new RouterMetrics(registry, cache);
     TargetResolver resolver = new TargetResolver(cache, services, HostResolver.system(), clusterDomain, blocking);
@@ -221,6 +218,29 @@ public final class RouterMain implements Runnable {
       log.info("admin (/healthz, /readyz, /metrics) on port {}", admin.port());
     }
     return new Running(router, admin, informer, serviceInformer, authz, client, group, blocking);
+  }
+
+  private Authorizer authorizer(KubernetesClient client, ExecutorService blocking) {
+    Duration ttl = DurationParser.parse(authzCacheTtl);
+    Duration timeout = DurationParser.parse(tokenReviewTimeout);
+    switch (authzMode) {
+      case "scoped" -> {
+        log.info("--authz-mode=scoped: TokenReview, then SubjectAccessReview 'create sandboxes/proxy' "
+            + "(agents.x-k8s.io) per sandbox; X-Sandbox-Pod-IP also needs 'create sandboxes/pod-ip' cluster-wide; "
+            + "verdicts cached {} (at most {} entries each)", ttl, authzCacheSize);
+        return new ScopedAuthorizer(client, audiences, ttl, authzCacheSize, timeout, blocking);
+      }
+      case "tokenreview" -> {
+        log.warn("--authz-mode=tokenreview: any token the cluster accepts reaches every sandbox "
+            + "(X-Sandbox-Pod-IP refused); use --authz-mode=scoped to scope callers to sandboxes.");
+        return new TokenReviewAuthorizer(client, audiences, ttl, authzCacheSize, timeout, blocking);
+      }
+      default -> {
+        log.warn("--authz-mode=allow-all: any caller that reaches this port can reach every sandbox. "
+            + "UNSAFE FOR PRODUCTION; use --authz-mode=scoped.");
+        return new AllowAllAuthorizer();
+      }
+    }
   }
 
   /** The built-in restricted classes with the operator's ranges, all logged so the effective rules are on record. */

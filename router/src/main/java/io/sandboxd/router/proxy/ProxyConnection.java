@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
+import io.sandboxd.router.authz.AccessRequest;
 import io.sandboxd.router.authz.AuthzException;
 import io.sandboxd.router.resolve.NoSandboxServiceException;
 import io.sandboxd.router.resolve.ResolvedTarget;
@@ -252,17 +253,22 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
     e.deadline = ctx.executor().schedule(() -> onDeadline(e),
         core.config.proxyTimeout().toMillis(), TimeUnit.MILLISECONDS);
     CompletableFuture<Void> az;
+    long authzStart = System.nanoTime();
     try {
-      az = core.authorizer.authorize(
-          req.headers().get(HttpHeaderNames.AUTHORIZATION), route.namespace(), route.sandboxId());
+      az = core.authorizer.authorize(req.headers().get(HttpHeaderNames.AUTHORIZATION),
+          new AccessRequest(route.namespace(), route.sandboxId(), route.podIp() != null));
     } catch (RuntimeException t) {
       az = CompletableFuture.failedFuture(t);
     }
     if (az.isDone()) {
+      core.metrics.authzDecision(true, authzStart);
       afterAuthz(e, az);
     } else {
       CompletableFuture<Void> f = az;
-      az.whenCompleteAsync((v, t) -> afterAuthz(e, f), ctx.executor());
+      az.whenCompleteAsync((v, t) -> {
+        core.metrics.authzDecision(false, authzStart);
+        afterAuthz(e, f);
+      }, ctx.executor());
     }
   }
 

@@ -44,7 +44,7 @@ public final class TargetResolver {
     if (r.podIp() != null) {
       return CompletableFuture.completedFuture(ofIp(r.podIp(), r.port(), ResolvedTarget.Source.POD_IP));
     }
-    String ip = r.uid() != null ? cache.podIpByUid(r.uid()) : null;
+    String ip = r.uid() != null ? cache.podIpByUid(r.namespace(), r.sandboxId(), r.uid()) : null;
     if (ip == null) {
       ip = cache.podIpByName(r.namespace(), r.sandboxId());
     }

@@ -38,7 +38,7 @@ class DeployManifestsTest {
     List<String> args = d.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
     RouterMain main = new RouterMain();
     new CommandLine(main).parseArgs(args.toArray(String[]::new));
-    assertThat(main.authzMode).isEqualTo("tokenreview");
+    assertThat(main.authzMode).isEqualTo("scoped");
     assertThat(main.pathRoutingPrefix).isEqualTo("/router");
     assertThat(d.getSpec().getTemplate().getSpec().getContainers().get(0).getReadinessProbe()
         .getHttpGet().getPath()).isEqualTo("/readyz");
@@ -48,10 +48,13 @@ class DeployManifestsTest {
   void rbacGrantsOnlyWhatTheRouterUses() throws Exception {
     ClusterRole role = load("rbac.yaml").stream().filter(ClusterRole.class::isInstance)
         .map(ClusterRole.class::cast).findFirst().orElseThrow();
-    assertThat(role.getRules()).hasSize(2);
-    assertThat(role.getRules().get(0).getResources()).containsExactly("pods");
+    assertThat(role.getRules()).hasSize(3);
+    assertThat(role.getRules().get(0).getResources()).containsExactly("pods", "services");
     assertThat(role.getRules().get(0).getVerbs()).containsExactlyInAnyOrder("get", "list", "watch");
     assertThat(role.getRules().get(1).getResources()).containsExactly("tokenreviews");
     assertThat(role.getRules().get(1).getVerbs()).containsExactly("create");
+    assertThat(role.getRules().get(2).getApiGroups()).containsExactly("authorization.k8s.io");
+    assertThat(role.getRules().get(2).getResources()).containsExactly("subjectaccessreviews");
+    assertThat(role.getRules().get(2).getVerbs()).containsExactly("create");
   }
 }

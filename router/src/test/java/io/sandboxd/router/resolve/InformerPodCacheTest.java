@@ -145,10 +145,14 @@ class InformerPodCacheTest {
   void unclaimedWarmPoolPodsAreReachableByUidOnly() throws Exception {
     client.pods().inNamespace("default").resource(sandboxPod("default", "pool-x1", "pool-x1", "uid-w", true, true)).create();
     startCache();
-    await(() -> cache.podIpByUid("uid-w") != null, "uid entry");
+    await(() -> cache.podIpByUid("default", "pool-x1", "uid-w") != null, "uid entry");
     assertThat(cache.podIpByName("default", "pool-x1")).isNull();
     assertThat(get("default", "pool-x1", null).statusCode()).isEqualTo(502);
     assertThat(get("default", "pool-x1", "uid-w").statusCode()).isEqualTo(200);
+    // The UID reaches only the sandbox it belongs to: authorization is decided on namespace/name.
+    assertThat(cache.podIpByUid("other-ns", "pool-x1", "uid-w")).isNull();
+    assertThat(cache.podIpByUid("default", "someone-else", "uid-w")).isNull();
+    assertThat(get("other-ns", "pool-x1", "uid-w").statusCode()).isEqualTo(502);
   }
 
   @Test

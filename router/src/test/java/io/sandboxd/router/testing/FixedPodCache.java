@@ -17,7 +17,7 @@ public final class FixedPodCache implements PodCache {
   }
 
   @Override
-  public String podIpByUid(String uid) {
+  public String podIpByUid(String namespace, String name, String uid) {
     return null;
   }
 
