@@ -46,22 +46,14 @@ public final class RequestFraming {
 
   public static Optional<Refusal> check(HttpRequest req) {
     String target = req.uri();
-    for (int i = 0; i < target.length(); i++) {
-      char c = target.charAt(i);
-      if (c < 0x20 || c == 0x7f) {
-        return refuse(400, String.format(Locale.ROOT, "Request target contains control byte 0x%02x at index %d.", (int) c, i));
-      }
+    Optional<Refusal> t = targetAndMethod(req.method().name(), target);
+    if (t.isPresent()) {
+      return t;
     }
     HttpVersion v = req.protocolVersion();
     boolean http11 = v.majorVersion() == 1 && v.minorVersion() == 1;
     if (!http11 && !(v.majorVersion() == 1 && v.minorVersion() == 0)) {
       return refuse(505, "HTTP version " + v.text() + " is not supported (HTTP/1.0, HTTP/1.1, HTTP/2 with prior knowledge or h2c).");
-    }
-    if (HttpMethod.CONNECT.equals(req.method())) {
-      return refuse(405, "CONNECT is not supported: the router is not a forward proxy.");
-    }
-    if ("*".equals(target) && !HttpMethod.OPTIONS.equals(req.method())) {
-      return refuse(400, "Request target * is allowed only with OPTIONS.");
     }
     HttpHeaders h = req.headers();
     int hosts = h.getAll(HttpHeaderNames.HOST).size();
@@ -80,6 +72,23 @@ public final class RequestFraming {
             ? refuse(501, "Transfer-Encoding '" + echo(all) + "' is not supported: only chunked.")
             : refuse(400, "Transfer-Encoding must be chunked, given once, not '" + echo(all) + "'.");
       }
+    }
+    return Optional.empty();
+  }
+
+  /** The rules on the request target and method, shared with HTTP/2 ({@code :path}, {@code :method}). */
+  public static Optional<Refusal> targetAndMethod(String method, String target) {
+    for (int i = 0; i < target.length(); i++) {
+      char c = target.charAt(i);
+      if (c < 0x20 || c == 0x7f) {
+        return refuse(400, String.format(Locale.ROOT, "Request target contains control byte 0x%02x at index %d.", (int) c, i));
+      }
+    }
+    if (HttpMethod.CONNECT.name().equals(method)) {
+      return refuse(405, "CONNECT is not supported: the router is not a forward proxy.");
+    }
+    if ("*".equals(target) && !HttpMethod.OPTIONS.name().equals(method)) {
+      return refuse(400, "Request target * is allowed only with OPTIONS.");
     }
     return Optional.empty();
   }

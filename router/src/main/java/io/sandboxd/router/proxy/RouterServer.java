@@ -23,7 +23,10 @@ import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The data-plane listener: Netty HTTP/1.1 codecs on both sides, {@link ProxyConnection} per client. */
+/**
+ * The data-plane listener: HTTP/1.1 ({@link ProxyConnection} per client connection) and, on the same
+ * port, HTTP/2 cleartext by prior knowledge or h2c upgrade ({@link H2StreamProxy} per stream).
+ */
 public final class RouterServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RouterServer.class);
   private static final int MAX_CHUNK = 64 * 1024;
@@ -94,9 +97,12 @@ public final class RouterServer implements AutoCloseable {
                             .setMaxInitialLineLength(RequestFraming.MAX_REQUEST_LINE)
                             .setMaxHeaderSize(RequestFraming.MAX_HEADER_BYTES)
                             .setMaxChunkSize(MAX_CHUNK);
+                    HttpServerCodec http1 = new HttpServerCodec(dc);
                     ch.pipeline()
                         .addLast("idle", new IdleStateHandler(0, 0, IDLE_SECONDS))
-                        .addLast("http", new HttpServerCodec(dc))
+                        // Adds the HTTP/1.1 codec after itself and steps aside at the first
+                        // byte that is not the HTTP/2 preface.
+                        .addLast("h2-detect", H2Pipeline.detector(RouterServer.this, http1))
                         .addLast("proxy", new ProxyConnection(RouterServer.this));
                   }
                 });
