@@ -10,6 +10,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ConnectTimeoutException;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpContent;
@@ -130,6 +133,15 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
   }
 
   private void dispatch(Object msg) {
+    if (msg instanceof FullHttpRequest full) {
+      // An h2c upgrade request that could not be upgraded (e.g. no HTTP2-Settings) arrives
+      // aggregated from the upgrade handler: it continues as an ordinary head and its body.
+      HttpRequest head = new DefaultHttpRequest(full.protocolVersion(), full.method(), full.uri(), full.headers());
+      head.setDecoderResult(full.decoderResult());
+      dispatch(head);
+      dispatch(new DefaultLastHttpContent(full.content(), full.trailingHeaders()));
+      return;
+    }
     if (msg instanceof HttpRequest req) {
       startExchange(req);
       return;

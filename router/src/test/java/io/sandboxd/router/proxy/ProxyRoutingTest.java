@@ -305,6 +305,17 @@ class ProxyRoutingTest {
     assertThat(all).containsSubsequence("GET /p1\n", "GET /p2\n");
   }
 
+  /** An h2c upgrade the router cannot perform (no HTTP2-Settings) is an ordinary request, on a connection that stays usable. */
+  @Test
+  void anIncompleteH2cUpgradeIsForwardedAsAnOrdinaryRequest() throws Exception {
+    String head = "X-Sandbox-ID: sb\r\nX-Sandbox-Pod-IP: 127.0.0.1\r\nX-Sandbox-Port: " + backend.port() + "\r\n";
+    String two = "POST /h2c-1 HTTP/1.1\r\nHost: r\r\nUpgrade: h2c\r\nConnection: Upgrade\r\nContent-Length: 3\r\n"
+        + head + "\r\nabc"
+        + "GET /h2c-2 HTTP/1.1\r\nHost: r\r\nConnection: close\r\n" + head + "\r\n";
+    String all = rawExchange(two, null, null);
+    assertThat(all).containsSubsequence("HTTP/1.1 200", "POST /h2c-1\n", "HTTP/1.1 200", "GET /h2c-2\n");
+  }
+
   @Test
   void expectContinueIsRelayed() throws Exception {
     String req = "POST /upload HTTP/1.1\r\nHost: r\r\nX-Sandbox-ID: sb\r\nX-Sandbox-Pod-IP: 127.0.0.1\r\n"
