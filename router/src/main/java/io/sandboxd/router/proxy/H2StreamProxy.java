@@ -173,10 +173,10 @@ final class H2StreamProxy extends ChannelInboundHandlerAdapter {
       az = CompletableFuture.failedFuture(t);
     }
     boolean immediate = az.isDone();
-    az.whenCompleteAsync((v, t) -> {
+    onLoop(az, (v, t) -> {
       core.metrics.authzDecision(immediate, authzStart);
       afterAuthz(t);
-    }, ctx.executor());
+    });
   }
 
   private boolean answeredProbe(String path) {
@@ -216,7 +216,7 @@ final class H2StreamProxy extends ChannelInboundHandlerAdapter {
     } catch (RuntimeException t) {
       f = CompletableFuture.failedFuture(t);
     }
-    f.whenCompleteAsync((target, t) -> {
+    onLoop(f, (target, t) -> {
       if (!ctx.channel().isActive()) {
         return;
       }
@@ -236,19 +236,38 @@ final class H2StreamProxy extends ChannelInboundHandlerAdapter {
       }
       core.metrics.resolved(target.source());
       Http2Headers out = H2Headers.forBackend(request, route.forwardUri(), target.hostHeader(), clientIp());
-      backends.openStream(ctx.channel().eventLoop(), addr, new H2BackendStream(this))
-          .whenCompleteAsync((stream, err) -> {
-            if (err != null) {
-              core.metrics.connectFailure();
-              log.debug("opening a stream to {} failed: {}", addr, err.toString());
-              retryOrFail(err);
-            } else if (!ctx.channel().isActive()) {
-              stream.close();
-            } else {
-              attach(stream, out);
-            }
-          }, ctx.executor());
-    }, ctx.executor());
+      onLoop(backends.openStream(ctx.channel().eventLoop(), addr, new H2BackendStream(this)), (stream, err) -> {
+        if (err != null) {
+          core.metrics.connectFailure();
+          log.debug("opening a stream to {} failed: {}", addr, err.toString());
+          retryOrFail(err);
+        } else if (!ctx.channel().isActive()) {
+          stream.close();
+        } else {
+          attach(stream, out);
+        }
+      });
+    });
+  }
+
+  /**
+   * Continues on this stream's event loop: at once when the stage is already complete here (the
+   * common case: allow-all or a cached verdict, a Pod IP, an open backend connection), so a call
+   * costs no extra task hops; otherwise as a task on the loop.
+   */
+  private <T> void onLoop(CompletableFuture<T> f, java.util.function.BiConsumer<T, Throwable> next) {
+    if (f.isDone() && ctx.executor().inEventLoop()) {
+      T value = null;
+      Throwable error = null;
+      try {
+        value = f.join();
+      } catch (CompletionException | java.util.concurrent.CancellationException e) {
+        error = e;
+      }
+      next.accept(value, error);
+    } else {
+      f.whenCompleteAsync(next, ctx.executor());
+    }
   }
 
   private void retryOrFail(Throwable cause) {
