@@ -45,6 +45,19 @@ class DeployManifestsTest {
   }
 
   @Test
+  void cidrFlagsAreParsedStrictlyAndNamedInTheirError() {
+    RouterMain main = new RouterMain();
+    new CommandLine(main).parseArgs("--deny-cidr", "100.100.100.200/32", "--allow-cidr", "100.64.0.0/10");
+    assertThat(main.addressPolicy().denied()).hasToString("[100.100.100.200/32]");
+    assertThat(main.addressPolicy().allowed()).hasToString("[100.64.0.0/10]");
+    RouterMain bad = new RouterMain();
+    new CommandLine(bad).parseArgs("--allow-cidr", "10.0.0.1/8");
+    org.assertj.core.api.Assertions.assertThatThrownBy(bad::addressPolicy)
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessage("--deny-cidr/--allow-cidr: CIDR '10.0.0.1/8' has host bits set beyond /8");
+  }
+
+  @Test
   void rbacGrantsOnlyWhatTheRouterUses() throws Exception {
     ClusterRole role = load("rbac.yaml").stream().filter(ClusterRole.class::isInstance)
         .map(ClusterRole.class::cast).findFirst().orElseThrow();
