@@ -1,10 +1,14 @@
 package io.sandboxd.router.proxy;
 
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerAdapter;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerUpgradeHandler;
@@ -15,6 +19,7 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
 
 /**
  * HTTP/2 on the HTTP/1.1 port: prior knowledge (what gRPC clients send to a plain-text address) is
@@ -48,6 +53,16 @@ final class H2Pipeline {
           }
         }
         return false;
+      }
+
+      @Override
+      protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
+        // Netty's own 413 has no body; the router's errors are JSON and name their limit.
+        ReferenceCountUtil.release(oversized);
+        FullHttpResponse r = JsonResponses.error(ctx.alloc(), 413,
+            "An h2c upgrade request may carry at most " + MAX_UPGRADE_BODY + " bytes of body.");
+        r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
       }
     };
     return new CleartextHttp2ServerUpgradeHandler(http1, upgrade, new Installer(core));

@@ -110,6 +110,10 @@ class RequestFramingTest {
         a("asterisk-form with GET", "GET * HTTP/1.1\r\nHost: x\r\n{R}\r\n", 400, "Request target * is allowed only with OPTIONS."),
         a("request line over the limit", "GET " + longTarget + " HTTP/1.1\r\nHost: x\r\n{R}\r\n", 414,
             "Request line longer than 16384 bytes."),
+        a("h2c upgrade body over the limit", "POST / HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\n"
+            + "Connection: Upgrade, HTTP2-Settings\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\nContent-Length: "
+            + (H2Pipeline.MAX_UPGRADE_BODY + 1) + "\r\n{R}\r\n", 413,
+            "An h2c upgrade request may carry at most 65536 bytes of body."),
         a("headers over the limit", "GET / HTTP/1.1\r\nHost: x\r\n{R}X-Big: " + big + "\r\n\r\n", 431,
             "Request headers larger than 65536 bytes."));
   }
