@@ -10,6 +10,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ConnectTimeoutException;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpContent;
@@ -23,13 +26,16 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
+import io.sandboxd.router.authz.AccessRequest;
 import io.sandboxd.router.authz.AuthzException;
+import io.sandboxd.router.resolve.NoSandboxServiceException;
 import io.sandboxd.router.resolve.ResolvedTarget;
 import io.sandboxd.router.routing.Route;
 import io.sandboxd.router.routing.RouteException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledFuture;
@@ -67,6 +73,7 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
     final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
     Route route;
     ResolvedTarget target;
+    InetSocketAddress address; // the vetted address dialled, the only one ever used
     boolean upgrade;
     boolean requestComplete;
     boolean attached;
@@ -88,8 +95,10 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
       this.request = request;
       this.clientKeepAlive = HttpUtil.isKeepAlive(request);
       this.head = HttpMethod.HEAD.equals(request.method());
-      this.bodyless =
-          !HttpUtil.isTransferEncodingChunked(request) && HttpUtil.getContentLength(request, 0L) == 0L;
+      // Judged before RequestFraming has run: a malformed Content-Length counts as a body.
+      String length = request.headers().get(HttpHeaderNames.CONTENT_LENGTH);
+      this.bodyless = !request.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)
+          && (length == null || RequestFraming.contentLength(length) == 0L);
     }
 
     String id() {
@@ -124,6 +133,15 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
   }
 
   private void dispatch(Object msg) {
+    if (msg instanceof FullHttpRequest full) {
+      // An h2c upgrade request that could not be upgraded (e.g. no HTTP2-Settings) arrives
+      // aggregated from the upgrade handler: it continues as an ordinary head and its body.
+      HttpRequest head = new DefaultHttpRequest(full.protocolVersion(), full.method(), full.uri(), full.headers());
+      head.setDecoderResult(full.decoderResult());
+      dispatch(head);
+      dispatch(new DefaultLastHttpContent(full.content(), full.trailingHeaders()));
+      return;
+    }
     if (msg instanceof HttpRequest req) {
       startExchange(req);
       return;
@@ -204,7 +222,15 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
     ex = e;
     if (req.decoderResult().isFailure()) {
       e.requestComplete = true; // the decoder discards the rest of a malformed stream
-      respondLocally(e, JsonResponses.error(ctx.alloc(), 400, "Malformed HTTP request."), true);
+      RequestFraming.Refusal r = RequestFraming.decoderFailure(req.decoderResult());
+      respondLocally(e, JsonResponses.error(ctx.alloc(), r.status(), r.detail()), true);
+      return;
+    }
+    Optional<RequestFraming.Refusal> framing = RequestFraming.check(req);
+    if (framing.isPresent()) {
+      // The body of a request whose framing is in doubt cannot be skipped reliably: close after.
+      e.requestComplete = true;
+      respondLocally(e, JsonResponses.error(ctx.alloc(), framing.get().status(), framing.get().detail()), true);
       return;
     }
     String uri = req.uri();
@@ -239,21 +265,40 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
     e.deadline = ctx.executor().schedule(() -> onDeadline(e),
         core.config.proxyTimeout().toMillis(), TimeUnit.MILLISECONDS);
     CompletableFuture<Void> az;
+    long authzStart = System.nanoTime();
     try {
-      az = core.authorizer.authorize(
-          req.headers().get(HttpHeaderNames.AUTHORIZATION), route.namespace(), route.sandboxId());
+      az = core.authorizer.authorize(req.headers().get(HttpHeaderNames.AUTHORIZATION),
+          new AccessRequest(route.namespace(), route.sandboxId(), route.podIp() != null));
     } catch (RuntimeException t) {
       az = CompletableFuture.failedFuture(t);
     }
     if (az.isDone()) {
+      core.metrics.authzDecision(true, authzStart);
       afterAuthz(e, az);
     } else {
       CompletableFuture<Void> f = az;
-      az.whenCompleteAsync((v, t) -> afterAuthz(e, f), ctx.executor());
+      az.whenCompleteAsync((v, t) -> {
+        core.metrics.authzDecision(false, authzStart);
+        afterAuthz(e, f);
+      }, ctx.executor());
     }
   }
 
   private void onRequestContent(Exchange e, HttpContent c) {
+    if (c.decoderResult().isFailure()) {
+      // A malformed chunk mid-body: Netty hands it over as a last content. Forwarding it would
+      // give the backend a cleanly ended, truncated request, so the backend connection is cut
+      // first and the rest of the stream (which the decoder discards) ends this connection.
+      c.release();
+      e.requestComplete = true;
+      closeBackend();
+      if (e.responseStarted) {
+        ctx.close();
+      } else {
+        respondLocally(e, JsonResponses.error(ctx.alloc(), 400, "Malformed chunked request body."), true);
+      }
+      return;
+    }
     boolean last = c instanceof LastHttpContent;
     if (last) {
       e.requestComplete = true;
@@ -320,12 +365,21 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     e.target = f.join();
+    try {
+      e.address = core.dialPolicy.choose(e.target, e.route.namespace(), e.id());
+    } catch (RouteException refused) {
+      log.warn("not dialling {} for sandbox {}/{}: {}", e.target.addresses(), e.route.namespace(), e.id(),
+          refused.detail());
+      core.metrics.refusedAddress(e.target.source());
+      respondError(e, refused.status(), refused.detail());
+      return;
+    }
     core.metrics.resolved(e.target.source());
     connect(e);
   }
 
   private void connect(Exchange e) {
-    InetSocketAddress addr = e.target.address();
+    InetSocketAddress addr = e.address;
     if (backend != null && backend.isActive() && addr.equals(backendAddr)) {
       attach(e, true);
       return;
@@ -381,7 +435,8 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
       }, delay, TimeUnit.MILLISECONDS);
       return;
     }
-    respondError(e, 502, "Could not connect to the backend sandbox: " + e.id());
+    respondError(e, 502, "Could not connect to the backend sandbox: " + e.id()
+        + (cause instanceof NoSandboxServiceException ? " (" + cause.getMessage() + ")" : ""));
   }
 
   private void attach(Exchange e, boolean reused) {

@@ -16,13 +16,17 @@ import io.sandboxd.router.authz.Authorizer;
 import io.sandboxd.router.metrics.RouterMetrics;
 import io.sandboxd.router.resolve.TargetResolver;
 import io.sandboxd.router.routing.RouteParser;
+import io.sandboxd.router.vetting.DialPolicy;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The data-plane listener: Netty HTTP/1.1 codecs on both sides, {@link ProxyConnection} per client. */
+/**
+ * The data-plane listener: HTTP/1.1 ({@link ProxyConnection} per client connection) and, on the same
+ * port, HTTP/2 cleartext by prior knowledge or h2c upgrade ({@link H2StreamProxy} per stream).
+ */
 public final class RouterServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RouterServer.class);
   private static final int MAX_CHUNK = 64 * 1024;
@@ -31,6 +35,7 @@ public final class RouterServer implements AutoCloseable {
 
   final RouterConfig config;
   final RouteParser parser;
+  final DialPolicy dialPolicy;
   final TargetResolver resolver;
   final Authorizer authorizer;
   final RouterMetrics metrics;
@@ -48,7 +53,8 @@ public final class RouterServer implements AutoCloseable {
       BooleanSupplier ready,
       EventLoopGroup group) {
     this.config = config;
-    this.parser = new RouteParser(config.pathRoutingPrefix(), config.allowLoopbackPodIp());
+    this.parser = new RouteParser(config.pathRoutingPrefix());
+    this.dialPolicy = new DialPolicy(config.addressPolicy(), config.allowLoopbackPodIp());
     this.resolver = resolver;
     this.authorizer = authorizer;
     this.metrics = metrics;
@@ -88,12 +94,15 @@ public final class RouterServer implements AutoCloseable {
                   protected void initChannel(SocketChannel ch) {
                     HttpDecoderConfig dc =
                         new HttpDecoderConfig()
-                            .setMaxInitialLineLength(16 * 1024)
-                            .setMaxHeaderSize(64 * 1024)
+                            .setMaxInitialLineLength(RequestFraming.MAX_REQUEST_LINE)
+                            .setMaxHeaderSize(RequestFraming.MAX_HEADER_BYTES)
                             .setMaxChunkSize(MAX_CHUNK);
+                    HttpServerCodec http1 = new HttpServerCodec(dc);
                     ch.pipeline()
                         .addLast("idle", new IdleStateHandler(0, 0, IDLE_SECONDS))
-                        .addLast("http", new HttpServerCodec(dc))
+                        // Adds the HTTP/1.1 codec after itself and steps aside at the first
+                        // byte that is not the HTTP/2 preface.
+                        .addLast("h2-detect", H2Pipeline.detector(RouterServer.this, http1))
                         .addLast("proxy", new ProxyConnection(RouterServer.this));
                   }
                 });

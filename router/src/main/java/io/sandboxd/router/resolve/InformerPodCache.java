@@ -22,8 +22,11 @@ import org.slf4j.LoggerFactory;
 public final class InformerPodCache implements PodCache, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(InformerPodCache.class);
 
-  /** @param podKey ns/podName, so a stale delete never removes a newer pod's entry */
-  private record Entry(String podKey, String ip) {}
+  /**
+   * @param podKey ns/podName, so a stale delete never removes a newer pod's entry
+   * @param sandboxKey ns/sandboxName it serves, checked on a UID lookup
+   */
+  private record Entry(String podKey, String sandboxKey, String ip) {}
 
   private final Map<String, Entry> byName = new ConcurrentHashMap<>();
   private final Map<String, Entry> byUid = new ConcurrentHashMap<>();
@@ -75,7 +78,8 @@ public final class InformerPodCache implements PodCache, AutoCloseable {
       return;
     }
     String ns = p.getMetadata().getNamespace();
-    Entry e = new Entry(ns + "/" + p.getMetadata().getName(), p.getStatus().getPodIP());
+    Entry e = new Entry(ns + "/" + p.getMetadata().getName(), ns + "/" + SandboxPods.sandboxName(p),
+        p.getStatus().getPodIP());
     OwnerReference owner = SandboxPods.sandboxOwner(p);
     if (owner != null && owner.getUid() != null) {
       byUid.put(owner.getUid(), e);
@@ -103,9 +107,9 @@ public final class InformerPodCache implements PodCache, AutoCloseable {
   }
 
   @Override
-  public String podIpByUid(String uid) {
+  public String podIpByUid(String namespace, String name, String uid) {
     Entry e = byUid.get(uid);
-    return e == null ? null : e.ip();
+    return e == null || !e.sandboxKey().equals(namespace + "/" + name) ? null : e.ip();
   }
 
   @Override

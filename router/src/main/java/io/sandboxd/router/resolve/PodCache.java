@@ -5,8 +5,11 @@ public interface PodCache {
   /** Pod IP of the Ready Pod backing sandbox {@code ns/name}, or null. Unclaimed warm-pool pods are absent. */
   String podIpByName(String namespace, String name);
 
-  /** Pod IP of the Ready Pod owned by the Sandbox with this UID, or null. */
-  String podIpByUid(String uid);
+  /**
+   * Pod IP of the Ready Pod owned by the Sandbox with this UID, or null; only if that Sandbox is
+   * {@code namespace/name}, so a UID never reaches a sandbox other than the one authorized.
+   */
+  String podIpByUid(String namespace, String name, String uid);
 
   /** Drops an entry whose IP proved unreachable, so the next attempt falls back to DNS. */
   void evict(String namespace, String name, String uid);
@@ -24,7 +27,7 @@ public interface PodCache {
         }
 
         @Override
-        public String podIpByUid(String uid) {
+        public String podIpByUid(String namespace, String name, String uid) {
           return null;
         }
 

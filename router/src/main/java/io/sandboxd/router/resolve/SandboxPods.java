@@ -1,11 +1,13 @@
 package io.sandboxd.router.resolve;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import java.util.Map;
 
-/** Pure reading of sandbox Pods (labels and ownerRefs as the upstream controller writes them). */
+/** Pure reading of sandbox Pods and Services (labels and ownerRefs as the upstream controller writes them). */
 public final class SandboxPods {
   public static final String NAME_HASH_LABEL = "agents.x-k8s.io/sandbox-name-hash";
   public static final String WARM_POOL_LABEL = "agents.x-k8s.io/warm-pool-sandbox";
@@ -13,9 +15,15 @@ public final class SandboxPods {
 
   private SandboxPods() {}
 
-  /** A routable pod: labelled as a sandbox pod, PodReady=True, with an IP, not being deleted. */
+  /**
+   * A routable pod: labelled as a sandbox pod, PodReady=True, with an IP, not being deleted, and not
+   * on the host network (its "Pod IP" would be the node's own address).
+   */
   public static boolean isRoutable(Pod p) {
     if (p == null || p.getMetadata() == null || p.getStatus() == null) {
+      return false;
+    }
+    if (p.getSpec() != null && Boolean.TRUE.equals(p.getSpec().getHostNetwork())) {
       return false;
     }
     Map<String, String> labels = p.getMetadata().getLabels();
@@ -43,8 +51,29 @@ public final class SandboxPods {
     return labels != null && labels.containsKey(WARM_POOL_LABEL);
   }
 
+  /**
+   * A Service the DNS fallback may reach: the headless Service the Sandbox controller creates,
+   * labelled as a sandbox's, controlled by the Sandbox of the same name (a Service the controller
+   * did not make has no such ownerRef, and the garbage collector removes one whose owner does not
+   * exist), not being deleted, and not an ExternalName alias that DNS would send elsewhere.
+   */
+  public static boolean isSandboxService(Service s) {
+    if (s == null || s.getMetadata() == null || s.getMetadata().getDeletionTimestamp() != null) {
+      return false;
+    }
+    Map<String, String> labels = s.getMetadata().getLabels();
+    if (labels == null || !labels.containsKey(NAME_HASH_LABEL)) {
+      return false;
+    }
+    if (s.getSpec() == null || "ExternalName".equals(s.getSpec().getType())) {
+      return false;
+    }
+    OwnerReference o = sandboxOwner(s);
+    return o != null && s.getMetadata().getName().equals(o.getName());
+  }
+
   /** The controlling Sandbox ownerRef, or null. */
-  public static OwnerReference sandboxOwner(Pod p) {
+  public static OwnerReference sandboxOwner(HasMetadata p) {
     if (p.getMetadata().getOwnerReferences() == null) {
       return null;
     }

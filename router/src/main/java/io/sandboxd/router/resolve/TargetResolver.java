@@ -1,29 +1,39 @@
 package io.sandboxd.router.resolve;
 
-import io.netty.util.NetUtil;
 import io.sandboxd.router.routing.Route;
+import io.sandboxd.router.vetting.IpLiteral;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
  * Resolution order, first match wins: explicit Pod IP, informer cache (by UID, then by name), DNS
- * {@code <id>.<ns>.svc.<cluster-domain>}. Only the DNS step blocks, so only it leaves the caller's
- * thread.
+ * {@code <id>.<ns>.svc.<cluster-domain>} for a Service that belongs to a Sandbox. Only the DNS step
+ * blocks, so only it leaves the caller's thread. Nothing here decides whether an address may be
+ * dialled: every result goes through {@link io.sandboxd.router.vetting.DialPolicy}.
  */
 public final class TargetResolver {
   private final PodCache cache;
+  private final SandboxServices services;
   private final HostResolver dns;
   private final String clusterDomain;
   private final Executor blocking;
 
-  public TargetResolver(PodCache cache, HostResolver dns, String clusterDomain, Executor blocking) {
+  public TargetResolver(
+      PodCache cache, SandboxServices services, HostResolver dns, String clusterDomain, Executor blocking) {
     this.cache = cache;
+    this.services = services;
     this.dns = dns;
     this.clusterDomain = clusterDomain;
     this.blocking = blocking;
+  }
+
+  /** Without a Service index (the router benchmark routes by Pod IP only): DNS reaches nothing. */
+  public TargetResolver(PodCache cache, HostResolver dns, String clusterDomain, Executor blocking) {
+    this(cache, SandboxServices.NONE, dns, clusterDomain, blocking);
   }
 
   public static String serviceName(Route r, String clusterDomain) {
@@ -34,30 +44,24 @@ public final class TargetResolver {
     if (r.podIp() != null) {
       return CompletableFuture.completedFuture(ofIp(r.podIp(), r.port(), ResolvedTarget.Source.POD_IP));
     }
-    String ip = r.uid() != null ? cache.podIpByUid(r.uid()) : null;
+    String ip = r.uid() != null ? cache.podIpByUid(r.namespace(), r.sandboxId(), r.uid()) : null;
     if (ip == null) {
       ip = cache.podIpByName(r.namespace(), r.sandboxId());
     }
-    if (ip != null) {
-      byte[] raw = NetUtil.createByteArrayFromIpAddressString(ip);
-      if (raw != null) {
-        try {
-          return CompletableFuture.completedFuture(
-              ofIp(InetAddress.getByAddress(raw), r.port(), ResolvedTarget.Source.CACHE));
-        } catch (UnknownHostException ignored) {
-          // unreachable: raw is a valid literal; fall through to DNS
-        }
-      }
+    byte[] raw = ip == null ? null : IpLiteral.parse(ip);
+    if (raw != null) {
+      return CompletableFuture.completedFuture(ofIp(address(raw), r.port(), ResolvedTarget.Source.CACHE));
+    }
+    if (!services.isSandboxService(r.namespace(), r.sandboxId())) {
+      return CompletableFuture.failedFuture(new NoSandboxServiceException(r.namespace(), r.sandboxId()));
     }
     String name = serviceName(r, clusterDomain);
     return CompletableFuture.supplyAsync(
         () -> {
           try {
-            InetAddress a = dns.resolve(name);
-            return new ResolvedTarget(
-                new InetSocketAddress(a, r.port()), name + ":" + r.port(), ResolvedTarget.Source.DNS);
+            return new ResolvedTarget(dns.resolve(name), r.port(), name + ":" + r.port(), ResolvedTarget.Source.DNS);
           } catch (UnknownHostException e) {
-            throw new java.util.concurrent.CompletionException(e);
+            throw new CompletionException(e);
           }
         },
         blocking);
@@ -67,9 +71,17 @@ public final class TargetResolver {
     cache.evict(r.namespace(), r.sandboxId(), r.uid());
   }
 
+  private static InetAddress address(byte[] raw) {
+    try {
+      return InetAddress.getByAddress(raw);
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException(e); // unreachable: raw is 4 or 16 bytes
+    }
+  }
+
   private static ResolvedTarget ofIp(InetAddress a, int port, ResolvedTarget.Source source) {
-    String host = NetUtil.toAddressString(a);
+    String host = IpLiteral.format(a.getAddress());
     String hostHeader = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
-    return new ResolvedTarget(new InetSocketAddress(a, port), hostHeader, source);
+    return new ResolvedTarget(List.of(a), port, hostHeader, source);
   }
 }

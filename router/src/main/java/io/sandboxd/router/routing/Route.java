@@ -8,7 +8,7 @@ import java.net.InetAddress;
  * @param namespace sandbox namespace (DNS-1123 label)
  * @param sandboxId sandbox name (DNS-1123 label)
  * @param port backend port, 1..65535
- * @param podIp explicit Pod IP from {@code X-Sandbox-Pod-IP}, already vetted, or null
+ * @param podIp explicit Pod IP from {@code X-Sandbox-Pod-IP} (a strict literal, vetted before dialling), or null
  * @param uid optional {@code X-Sandbox-UID} cache key, or null
  * @param forwardUri the origin-form request target to send to the backend, byte for byte
  * @param pathRouted whether the route came from the path prefix (no Pod-IP/UID form exists there)

@@ -1,7 +1,9 @@
 package io.sandboxd.router.routing;
 
 import io.netty.handler.codec.http.HttpHeaders;
+import io.sandboxd.router.vetting.IpLiteral;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 
 /** Turns a request line + headers into a {@link Route}; path prefix first, then headers. */
 public final class RouteParser {
@@ -10,16 +12,15 @@ public final class RouteParser {
   public static final String H_PORT = "X-Sandbox-Port";
   public static final String H_POD_IP = "X-Sandbox-Pod-IP";
   public static final String H_UID = "X-Sandbox-UID";
+  private static final String[] ROUTING_HEADERS = {H_ID, H_NAMESPACE, H_PORT, H_POD_IP, H_UID};
   public static final String DEFAULT_NAMESPACE = "default";
   public static final int DEFAULT_PORT = 8888;
 
   private final PathRoute pathRoute; // null when path routing is off
-  private final boolean allowLoopbackPodIp;
 
-  public RouteParser(String pathRoutingPrefix, boolean allowLoopbackPodIp) {
+  public RouteParser(String pathRoutingPrefix) {
     this.pathRoute =
         pathRoutingPrefix == null || pathRoutingPrefix.isEmpty() ? null : new PathRoute(pathRoutingPrefix);
-    this.allowLoopbackPodIp = allowLoopbackPodIp;
   }
 
   /** Whether the request names a sandbox at all (else /healthz etc. may be answered locally). */
@@ -37,6 +38,11 @@ public final class RouteParser {
         throw RouteException.badRequest("Invalid port format.");
       }
       return new Route(p.namespace(), p.sandboxId(), port, null, null, p.forwardUri(), true);
+    }
+    for (String h : ROUTING_HEADERS) {
+      if (headers.getAll(h).size() > 1) {
+        throw RouteException.badRequest(h + " must be given at most once.");
+      }
     }
     String id = headers.get(H_ID);
     if (id == null || id.isEmpty()) {
@@ -63,13 +69,26 @@ public final class RouteParser {
     InetAddress podIp = null;
     String podIpText = headers.get(H_POD_IP);
     if (podIpText != null && !podIpText.isEmpty()) {
-      podIp = RouteValidation.vetPodIp(podIpText, allowLoopbackPodIp);
-      if (podIp == null) {
-        throw RouteException.badRequest("Invalid target IP address.");
-      }
+      podIp = podIp(podIpText);
     }
     String uid = headers.get(H_UID);
     return new Route(ns, id, port, podIp, uid == null || uid.isEmpty() ? null : uid, target, false);
+  }
+
+  /**
+   * A strict IP literal (never a host name: no lookup happens here). Whether it may be dialled is
+   * decided later, with every other address, by the dial policy.
+   */
+  private static InetAddress podIp(String text) throws RouteException {
+    byte[] raw = IpLiteral.parse(text);
+    if (raw == null) {
+      throw RouteException.badRequest("Invalid target IP address.");
+    }
+    try {
+      return InetAddress.getByAddress(raw);
+    } catch (UnknownHostException e) {
+      throw RouteException.badRequest("Invalid target IP address.");
+    }
   }
 
   private static void checkLabels(String ns, String id) throws RouteException {

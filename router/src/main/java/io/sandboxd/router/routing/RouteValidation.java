@@ -1,9 +1,5 @@
 package io.sandboxd.router.routing;
 
-import io.netty.util.NetUtil;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
-
 /** Pure validation of the routing inputs; the same rules as upstream's headers.go. */
 public final class RouteValidation {
   private static final int MAX_LABEL = 63;
@@ -39,44 +35,5 @@ public final class RouteValidation {
       v = v * 10 + (c - '0');
     }
     return v >= 1 && v <= 65535 ? v : -1;
-  }
-
-  /**
-   * Parses an IP literal (never a host name: no DNS lookup happens here) and returns it only if it
-   * may be dialled. Loopback, link-local (169.254.0.0/16 holds cloud metadata; fe80::/10),
-   * multicast, unspecified and the limited broadcast address are refused, so a caller cannot aim
-   * the router at its own node or at the metadata service. RFC 1918 addresses are allowed: Pod IPs
-   * live there.
-   *
-   * @return the address, or null when it is not an IP literal or not allowed
-   */
-  public static InetAddress vetPodIp(String s, boolean allowLoopback) {
-    if (s == null || s.isEmpty()) {
-      return null;
-    }
-    byte[] raw = NetUtil.createByteArrayFromIpAddressString(s.trim());
-    if (raw == null) {
-      return null;
-    }
-    InetAddress addr;
-    try {
-      // IPv4-mapped IPv6 (::ffff:a.b.c.d) comes back as an Inet4Address, so the checks see it.
-      addr = InetAddress.getByAddress(raw);
-    } catch (UnknownHostException e) {
-      return null;
-    }
-    if (addr.isAnyLocalAddress()
-        || addr.isLinkLocalAddress()
-        || addr.isMulticastAddress()
-        || isLimitedBroadcast(addr)
-        || (addr.isLoopbackAddress() && !allowLoopback)) {
-      return null;
-    }
-    return addr;
-  }
-
-  private static boolean isLimitedBroadcast(InetAddress a) {
-    byte[] b = a.getAddress();
-    return b.length == 4 && b[0] == -1 && b[1] == -1 && b[2] == -1 && b[3] == -1;
   }
 }

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 @EnableKubernetesMockClient
 class TokenReviewAuthorizerTest {
   static final String PATH = "/apis/authentication.k8s.io/v1/tokenreviews";
+  static final AccessRequest SB = new AccessRequest("default", "sb", false);
 
   KubernetesMockServer server;
   KubernetesClient client;
@@ -102,12 +103,25 @@ class TokenReviewAuthorizerTest {
     pool.shutdownNow();
   }
 
-  private RouterFixture router(Authorizer a) throws InterruptedException {
-    return new RouterFixture(RouterFixture.config().withAllowLoopbackPodIp(true), PodCache.DISABLED, a, List.of());
+  /** A router whose sandbox default/sb is found by DNS (on loopback); X-Sandbox-Pod-IP would be loopback too. */
+  static RouterFixture router(Authorizer a) throws InterruptedException {
+    return new RouterFixture(RouterFixture.config().withAllowLoopbackPodIp(true)
+        .withAddressPolicy(RouterFixture.loopbackAllowed()), PodCache.DISABLED, a,
+        List.of("sb.default.svc." + RouterFixture.DOMAIN));
   }
 
   private HttpResponse<String> call(RouterFixture r, String authorization) throws Exception {
-    var b = r.toPodIp(backend.port(), "/secure");
+    return send(r, backend.port(), authorization, "default", "sb", false);
+  }
+
+  static HttpResponse<String> send(RouterFixture r, int port, String authorization, String ns, String id,
+      boolean podIp) throws Exception {
+    var b = java.net.http.HttpRequest.newBuilder(r.uri("/secure")).timeout(Duration.ofSeconds(60))
+        .header("X-Sandbox-ID", id).header("X-Sandbox-Namespace", ns);
+    if (podIp) {
+      b.header("X-Sandbox-Pod-IP", "127.0.0.1");
+    }
+    b.header("X-Sandbox-Port", Integer.toString(port));
     if (authorization != null) {
       b.header("Authorization", authorization);
     }
@@ -170,24 +184,37 @@ class TokenReviewAuthorizerTest {
     TokenReviewAuthorizer authz =
         new TokenReviewAuthorizer(client, List.of(), Duration.ofSeconds(30), 2, Duration.ofSeconds(60), pool, now::get);
     try (authz) {
-    authz.authorize("Bearer good-token", "default", "sb").get(90, TimeUnit.SECONDS);
-    authz.authorize("Bearer good-token", "default", "sb").get(90, TimeUnit.SECONDS);
+    authz.authorize("Bearer good-token", SB).get(90, TimeUnit.SECONDS);
+    authz.authorize("Bearer good-token", SB).get(90, TimeUnit.SECONDS);
     assertThat(reviews.get()).isEqualTo(1);
     now.addAndGet(Duration.ofSeconds(31).toNanos());
-    authz.authorize("Bearer good-token", "default", "sb").get(90, TimeUnit.SECONDS);
+    authz.authorize("Bearer good-token", SB).get(90, TimeUnit.SECONDS);
     assertThat(reviews.get()).isEqualTo(2);
-    authz.authorize("Bearer a", "default", "sb").exceptionally(t -> null).get(90, TimeUnit.SECONDS);
-    authz.authorize("Bearer b", "default", "sb").exceptionally(t -> null).get(90, TimeUnit.SECONDS);
+    authz.authorize("Bearer a", SB).exceptionally(t -> null).get(90, TimeUnit.SECONDS);
+    authz.authorize("Bearer b", SB).exceptionally(t -> null).get(90, TimeUnit.SECONDS);
     assertThat(authz.cacheSize()).isEqualTo(2);
     }
   }
 
   @Test
+  void podIpHeaderIsRefusedInThisMode() throws Exception {
+    TokenReviewAuthorizer authz =
+        new TokenReviewAuthorizer(client, List.of(), Duration.ofSeconds(30), 2048, Duration.ofSeconds(60), pool);
+    try (authz; RouterFixture r = router(authz)) {
+      HttpResponse<String> res = send(r, backend.port(), "Bearer good-token", "default", "sb", true);
+      assertThat(res.statusCode()).isEqualTo(403);
+      assertThat(res.body()).isEqualTo("{\"detail\":\"Forbidden: X-Sandbox-Pod-IP needs --authz-mode=scoped and a"
+          + " ClusterRole granting create sandboxes/pod-ip (agents.x-k8s.io) cluster-wide.\"}");
+      assertThat(backend.seen).isEmpty();
+    }
+  }
+
+  @Test
   void bearerParsing() {
-    assertThat(TokenReviewAuthorizer.bearerToken("Bearer abc")).isEqualTo("abc");
-    assertThat(TokenReviewAuthorizer.bearerToken("bearer  abc ")).isEqualTo("abc");
-    assertThat(TokenReviewAuthorizer.bearerToken("Bearer ")).isNull();
-    assertThat(TokenReviewAuthorizer.bearerToken("Basic abc")).isNull();
-    assertThat(TokenReviewAuthorizer.bearerToken(null)).isNull();
+    assertThat(TokenAuthenticator.bearerToken("Bearer abc")).isEqualTo("abc");
+    assertThat(TokenAuthenticator.bearerToken("bearer  abc ")).isEqualTo("abc");
+    assertThat(TokenAuthenticator.bearerToken("Bearer ")).isNull();
+    assertThat(TokenAuthenticator.bearerToken("Basic abc")).isNull();
+    assertThat(TokenAuthenticator.bearerToken(null)).isNull();
   }
 }

@@ -53,7 +53,7 @@ class AdminServerTest {
   void proxyPortReadyzIsNotReadyBeforeSync() throws Exception {
     PodCache unsynced = new PodCache() {
       @Override public String podIpByName(String n, String s) { return null; }
-      @Override public String podIpByUid(String u) { return null; }
+      @Override public String podIpByUid(String ns, String n, String u) { return null; }
       @Override public void evict(String n, String s, String u) {}
       @Override public boolean hasSynced() { return false; }
       @Override public int size() { return 0; }

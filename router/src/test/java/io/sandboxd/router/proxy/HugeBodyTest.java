@@ -4,21 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sandboxd.router.testing.HttpBackend;
 import io.sandboxd.router.testing.PatternStream;
-import java.io.File;
+import io.sandboxd.router.testing.RouterProcess;
 import java.io.InputStream;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,59 +27,24 @@ import org.junit.jupiter.api.Test;
 class HugeBodyTest {
   static final long GIB = 1L << 30;
   static HttpBackend backend;
-  static Process router;
-  static int routerPort;
-  static Path log;
+  static RouterProcess router;
   static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   @BeforeAll
   static void start() throws Exception {
     backend = new HttpBackend();
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      routerPort = s.getLocalPort();
-    }
-    log = Files.createTempFile("router-huge", ".log");
-    String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-    router =
-        new ProcessBuilder(List.of(java, "-Xmx64m", "-XX:MaxDirectMemorySize=64m",
-                "-cp", System.getProperty("java.class.path"),
-                "io.sandboxd.router.cli.RouterMain",
-                "--bind", "127.0.0.1", "--port", Integer.toString(routerPort), "--admin-port", "-1",
-                "--cache-enabled=false", "--allow-loopback-pod-ip", "--io-threads", "2"))
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (true) {
-      try {
-        HttpResponse<String> r = http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + routerPort + "/healthz")).build(),
-            BodyHandlers.ofString());
-        if (r.statusCode() == 200) {
-          break;
-        }
-      } catch (java.io.IOException e) {
-        // not up yet
-      }
-      assertThat(router.isAlive()).as("router exited: " + Files.readString(log)).isTrue();
-      assertThat(System.nanoTime()).as("router did not start").isLessThan(deadline);
-      Thread.sleep(100);
-    }
+    router = RouterProcess.start(List.of("-Xmx64m", "-XX:MaxDirectMemorySize=64m"),
+        "--cache-enabled=false", "--allow-loopback-pod-ip", "--io-threads", "2");
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (router != null) {
-      router.destroy();
-      if (!router.waitFor(10, TimeUnit.SECONDS)) {
-        router.destroyForcibly();
-      }
-    }
+    router.close();
     backend.close();
   }
 
   private HttpRequest.Builder req(String path) {
-    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + routerPort + path))
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.port + path))
         .timeout(Duration.ofMinutes(6))
         .header("X-Sandbox-ID", "big")
         .header("X-Sandbox-Pod-IP", "127.0.0.1")
@@ -96,7 +57,7 @@ class HugeBodyTest {
     HttpResponse<String> up =
         http.send(req("/upload").POST(BodyPublishers.ofInputStream(() -> src)).build(), BodyHandlers.ofString());
     String expected = HexFormat.of().formatHex(src.digest.digest());
-    assertThat(up.statusCode()).as(Files.readString(log)).isEqualTo(200);
+    assertThat(up.statusCode()).as(router.output()).isEqualTo(200);
     assertThat(up.body()).isEqualTo(GIB + " " + expected);
 
     HttpResponse<InputStream> down = http.send(req("/download?bytes=" + GIB).build(), BodyHandlers.ofInputStream());
@@ -113,8 +74,8 @@ class HugeBodyTest {
     }
     assertThat(n).isEqualTo(GIB);
     assertThat(HexFormat.of().formatHex(md.digest())).isEqualTo(expected);
-    assertThat(router.isAlive()).isTrue();
-    String out = Files.readString(log);
+    assertThat(router.process.isAlive()).isTrue();
+    String out = router.output();
     assertThat(out).doesNotContain("OutOfMemoryError");
     assertThat(out).contains("authz-mode=allow-all").contains("UNSAFE FOR PRODUCTION");
   }

@@ -32,7 +32,8 @@ class ProxyRoutingTest {
     backend = new HttpBackend();
     router =
         new RouterFixture(
-            RouterFixture.config().withAllowLoopbackPodIp(true).withPathRoutingPrefix("/router"),
+            RouterFixture.config().withAllowLoopbackPodIp(true).withPathRoutingPrefix("/router")
+                .withAddressPolicy(RouterFixture.loopbackAllowed()),
             PodCache.DISABLED,
             new AllowAllAuthorizer(),
             List.of("sb1.team-a.svc." + RouterFixture.DOMAIN, "sb2.default.svc." + RouterFixture.DOMAIN));
@@ -110,12 +111,11 @@ class ProxyRoutingTest {
         "sb|default|0||Invalid port format.",
         "sb|default|65536||Invalid port format.",
         "sb|default|80a||Invalid port format.",
-        "sb|default|8888|169.254.169.254|Invalid target IP address.",
-        "sb|default|8888|fe80::1|Invalid target IP address.",
-        "sb|default|8888|224.0.0.1|Invalid target IP address.",
-        "sb|default|8888|0.0.0.0|Invalid target IP address.",
-        "sb|default|8888|::|Invalid target IP address.",
+        // Restricted addresses that are IP literals are refused in RestrictedTargetsInNetnsTest, where a
+        // check that wrongly passed would reach nothing; here only what never parses as an address.
         "sb|default|8888|metadata.google.internal|Invalid target IP address.",
+        "sb|default|8888|0251.0376.0251.0376|Invalid target IP address.",
+        "sb|default|8888|[::1]|Invalid target IP address.",
       })
   void invalidRoutingHeadersGetJson400AndNeverReachABackend(
       String id, String ns, String port, String podIp, String detail) throws Exception {
@@ -141,12 +141,26 @@ class ProxyRoutingTest {
     try (RouterFixture strict = new RouterFixture(RouterFixture.config())) {
       for (String ip : List.of("127.0.0.1", "::1", "::ffff:127.0.0.1")) {
         HttpResponse<String> r = strict.http.send(
-            strict.toPodIp(backend.port(), "/").header("X-Sandbox-Pod-IP", ip).build(),
+            strict.toPodIp(backend.port(), "/").setHeader("X-Sandbox-Pod-IP", ip).build(),
             BodyHandlers.ofString());
         assertThat(r.statusCode()).as(ip).isEqualTo(400);
-        assertThat(r.body()).contains("Invalid target IP address.");
+        assertThat(r.body()).contains("is loopback (127.0.0.0/8, ::1/128).");
       }
     }
+  }
+
+  /** Two values of one routing header would be read differently by different hops: refused. */
+  @ParameterizedTest
+  @ValueSource(strings = {"X-Sandbox-ID", "X-Sandbox-Namespace", "X-Sandbox-Port", "X-Sandbox-Pod-IP", "X-Sandbox-UID"})
+  void repeatedRoutingHeadersAre400(String name) throws Exception {
+    int before = backend.seen.size();
+    HttpResponse<String> r = send(router.toPodIp(backend.port(), "/twice")
+        .header("X-Sandbox-Namespace", "default").header("X-Sandbox-UID", "u")
+        .header(name, name.equals("X-Sandbox-Port") ? Integer.toString(backend.port()) : "default")
+        .build());
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body()).isEqualTo("{\"detail\":\"" + name + " must be given at most once.\"}");
+    assertThat(backend.seen.size()).isEqualTo(before);
   }
 
   @Test
@@ -170,7 +184,9 @@ class ProxyRoutingTest {
     HttpResponse<String> r =
         send(HttpRequest.newBuilder(router.uri("/")).header("X-Sandbox-ID", "nosuch").build());
     assertThat(r.statusCode()).isEqualTo(502);
-    assertThat(r.body()).isEqualTo("{\"detail\":\"Could not connect to the backend sandbox: nosuch\"}");
+    assertThat(r.body()).isEqualTo("{\"detail\":\"Could not connect to the backend sandbox: nosuch"
+        + " (no Service default/nosuch owned by a Sandbox)\"}");
+    assertThat(router.dnsLookups).doesNotContain("nosuch.default.svc." + RouterFixture.DOMAIN);
   }
 
   @Test
@@ -287,6 +303,17 @@ class ProxyRoutingTest {
         + "GET /p2 HTTP/1.1\r\nHost: r\r\nConnection: close\r\n" + head + "\r\n";
     String all = rawExchange(two, null, null);
     assertThat(all).containsSubsequence("GET /p1\n", "GET /p2\n");
+  }
+
+  /** An h2c upgrade the router cannot perform (no HTTP2-Settings) is an ordinary request, on a connection that stays usable. */
+  @Test
+  void anIncompleteH2cUpgradeIsForwardedAsAnOrdinaryRequest() throws Exception {
+    String head = "X-Sandbox-ID: sb\r\nX-Sandbox-Pod-IP: 127.0.0.1\r\nX-Sandbox-Port: " + backend.port() + "\r\n";
+    String two = "POST /h2c-1 HTTP/1.1\r\nHost: r\r\nUpgrade: h2c\r\nConnection: Upgrade\r\nContent-Length: 3\r\n"
+        + head + "\r\nabc"
+        + "GET /h2c-2 HTTP/1.1\r\nHost: r\r\nConnection: close\r\n" + head + "\r\n";
+    String all = rawExchange(two, null, null);
+    assertThat(all).containsSubsequence("HTTP/1.1 200", "POST /h2c-1\n", "HTTP/1.1 200", "GET /h2c-2\n");
   }
 
   @Test

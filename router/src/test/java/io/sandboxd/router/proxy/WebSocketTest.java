@@ -34,6 +34,7 @@ class WebSocketTest {
             RouterFixture.config()
                 .withAllowLoopbackPodIp(true)
                 .withPathRoutingPrefix("/router")
+                .withAddressPolicy(RouterFixture.loopbackAllowed())
                 .withTimeouts(PROXY_TIMEOUT, Duration.ofSeconds(5), Duration.ofSeconds(10)),
             PodCache.DISABLED,
             new AllowAllAuthorizer(),

@@ -85,7 +85,8 @@ class InformerPodCacheTest {
   private void startCache() throws Exception {
     cache = new InformerPodCache(client, null);
     cache.start().toCompletableFuture().get(90, TimeUnit.SECONDS);
-    router = new RouterFixture(RouterFixture.config(), cache, new AllowAllAuthorizer(), List.of());
+    router = new RouterFixture(RouterFixture.config().withAddressPolicy(RouterFixture.loopbackAllowed()), cache,
+        new AllowAllAuthorizer(), List.of());
   }
 
   private static void await(BooleanSupplier cond, String what) throws InterruptedException {
@@ -125,12 +126,12 @@ class InformerPodCacheTest {
   }
 
   @Test
-  void podsThatAreNotReadyFallBackToDnsUntilTheyBecomeReady() throws Exception {
+  void podsThatAreNotReadyAreNotRoutedUntilTheyBecomeReady() throws Exception {
     client.pods().inNamespace("default").resource(sandboxPod("default", "sb-b", "sb-b", "uid-b", false, false)).create();
     startCache();
     HttpResponse<String> miss = get("default", "sb-b", null);
     assertThat(miss.statusCode()).isEqualTo(502);
-    assertThat(router.dnsLookups).containsExactly("sb-b.default.svc." + RouterFixture.DOMAIN);
+    assertThat(router.dnsLookups).isEmpty(); // no sandbox Service known: its name is never looked up
 
     client.pods().inNamespace("default").resource(sandboxPod("default", "sb-b", "sb-b", "uid-b", true, false)).update();
     await(() -> cache.podIpByName("default", "sb-b") != null, "pod to become Ready in the cache");
@@ -144,10 +145,14 @@ class InformerPodCacheTest {
   void unclaimedWarmPoolPodsAreReachableByUidOnly() throws Exception {
     client.pods().inNamespace("default").resource(sandboxPod("default", "pool-x1", "pool-x1", "uid-w", true, true)).create();
     startCache();
-    await(() -> cache.podIpByUid("uid-w") != null, "uid entry");
+    await(() -> cache.podIpByUid("default", "pool-x1", "uid-w") != null, "uid entry");
     assertThat(cache.podIpByName("default", "pool-x1")).isNull();
     assertThat(get("default", "pool-x1", null).statusCode()).isEqualTo(502);
     assertThat(get("default", "pool-x1", "uid-w").statusCode()).isEqualTo(200);
+    // The UID reaches only the sandbox it belongs to: authorization is decided on namespace/name.
+    assertThat(cache.podIpByUid("other-ns", "pool-x1", "uid-w")).isNull();
+    assertThat(cache.podIpByUid("default", "someone-else", "uid-w")).isNull();
+    assertThat(get("other-ns", "pool-x1", "uid-w").statusCode()).isEqualTo(502);
   }
 
   @Test

@@ -64,7 +64,7 @@ class PathRouteTest {
 
   @Test
   void routeParserPrefersThePathAndValidatesDecodedSegments() throws RouteException {
-    RouteParser parser = new RouteParser("/router", false);
+    RouteParser parser = new RouteParser("/router");
     DefaultHttpHeaders h = new DefaultHttpHeaders();
     h.set(RouteParser.H_ID, "other");
     h.set(RouteParser.H_POD_IP, "10.0.0.1");
@@ -78,7 +78,7 @@ class PathRouteTest {
 
   @Test
   void headerRoutingDefaultsAndAbsoluteForm() throws RouteException {
-    RouteParser parser = new RouteParser("", false);
+    RouteParser parser = new RouteParser("");
     DefaultHttpHeaders h = new DefaultHttpHeaders();
     h.set(RouteParser.H_ID, "sb");
     Route r = parser.parse("http://router.example:8080/p?q=1", h);

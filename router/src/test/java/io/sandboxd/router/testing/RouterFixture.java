@@ -9,7 +9,10 @@ import io.sandboxd.router.proxy.RouterConfig;
 import io.sandboxd.router.proxy.RouterServer;
 import io.sandboxd.router.resolve.HostResolver;
 import io.sandboxd.router.resolve.PodCache;
+import io.sandboxd.router.resolve.SandboxServices;
 import io.sandboxd.router.resolve.TargetResolver;
+import io.sandboxd.router.vetting.AddressPolicy;
+import io.sandboxd.router.vetting.Cidr;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -17,6 +20,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +29,7 @@ import java.util.concurrent.Executors;
 /** An in-process router on 127.0.0.1 with injectable resolver, cache and authorizer. */
 public final class RouterFixture implements AutoCloseable {
   public static final String DOMAIN = "test.local";
+  public static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 
   public final RouterServer server;
   public final RouterMetrics metrics;
@@ -41,21 +47,38 @@ public final class RouterFixture implements AutoCloseable {
         .withIoThreads(2);
   }
 
+  /** Loopback dialable however it was found: for tests whose backends listen on 127.0.0.1. */
+  public static AddressPolicy loopbackAllowed() {
+    return AddressPolicy.builtIn().allowing(List.of(Cidr.parse("127.0.0.0/8")));
+  }
+
   /**
-   * @param dnsNames names that resolve to 127.0.0.1 (any other name: UnknownHostException)
+   * @param dnsNames names that resolve to 127.0.0.1 and belong to a Sandbox's Service (any other
+   *     name: no sandbox Service)
    */
   public RouterFixture(RouterConfig cfg, PodCache cache, Authorizer authz, List<String> dnsNames)
       throws InterruptedException {
-    HostResolver dns = name -> {
+    this(cfg, cache, (ns, name) -> dnsNames.contains(name + "." + ns + ".svc." + DOMAIN), authz,
+        dnsNames.stream().collect(Collectors.toMap(n -> n, n -> List.of(LOOPBACK))));
+  }
+
+  /**
+   * @param services which Services belong to a Sandbox
+   * @param dns what each name resolves to (any other name: UnknownHostException)
+   */
+  public RouterFixture(RouterConfig cfg, PodCache cache, SandboxServices services, Authorizer authz,
+      Map<String, List<InetAddress>> dns) throws InterruptedException {
+    HostResolver resolver = name -> {
       dnsLookups.add(name);
-      if (dnsNames.contains(name)) {
-        return InetAddress.getByAddress(name, new byte[] {127, 0, 0, 1});
+      List<InetAddress> a = dns.get(name);
+      if (a == null) {
+        throw new UnknownHostException(name);
       }
-      throw new UnknownHostException(name);
+      return a;
     };
     metrics = new RouterMetrics(registry, cache);
-    TargetResolver resolver = new TargetResolver(cache, dns, cfg.clusterDomain(), blocking);
-    server = new RouterServer(cfg, resolver, authz, metrics, cache::hasSynced, null).start();
+    server = new RouterServer(cfg, new TargetResolver(cache, services, resolver, cfg.clusterDomain(), blocking),
+        authz, metrics, cache::hasSynced, null).start();
   }
 
   public RouterFixture(RouterConfig cfg) throws InterruptedException {
