@@ -1,12 +1,15 @@
 package io.sandboxd.router.proxy;
 
+import io.sandboxd.testkit.raw.RawHttp;
+import io.sandboxd.testkit.raw.RawRequest;
+import io.sandboxd.testkit.raw.RawResponse;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sandboxd.router.authz.AllowAllAuthorizer;
 import io.sandboxd.router.resolve.PodCache;
 import io.sandboxd.router.resolve.ResolvedTarget;
 import io.sandboxd.router.testing.HttpBackend;
-import io.sandboxd.router.testing.RawHttp;
 import io.sandboxd.router.testing.RouterFixture;
 import java.net.ServerSocket;
 import java.net.http.HttpRequest;
@@ -276,9 +279,9 @@ class ProxyRoutingTest {
         "/router/default/sb2/99999/|Invalid port format.",
       })
   void malformedPathRoutesAre400(String target, String detail) throws Exception {
-    RawHttp.Response r = RawHttp.get(router.port(), target);
+    RawResponse r = RawHttp.exchange("127.0.0.1", router.port(), RawRequest.get(target).closing(), Duration.ofSeconds(30));
     assertThat(r.status()).isEqualTo(400);
-    assertThat(r.body()).isEqualTo("{\"detail\":\"" + detail + "\"}");
+    assertThat(r.text()).isEqualTo("{\"detail\":\"" + detail + "\"}");
   }
 
   @Test

@@ -1,13 +1,13 @@
 package io.sandboxd.router.proxy;
 
+import io.sandboxd.testkit.raw.RawHttp;
+import io.sandboxd.testkit.raw.RawResponse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sandboxd.router.testing.RecordingBackend;
 import io.sandboxd.router.testing.RouterFixture;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.Socket;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -39,15 +39,13 @@ class RequestFramingTest {
     backend.close();
   }
 
-  /** Sends raw bytes, reads until the router closes (every refusal closes). */
-  static String exchange(String request) throws IOException {
-    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), router.port())) {
-      s.setSoTimeout(20_000);
-      s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-      s.getOutputStream().flush();
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      s.getInputStream().transferTo(out);
-      return out.toString(StandardCharsets.ISO_8859_1);
+  /** Sends raw bytes, reads one response and checks that the router then closes (every refusal closes). */
+  static RawResponse exchange(String request) throws IOException {
+    try (RawHttp h = RawHttp.connect("127.0.0.1", router.port(), Duration.ofSeconds(20))) {
+      RawResponse response = h.send(request).read();
+      assertThat(h.readAvailable(Duration.ofSeconds(20))).as("bytes after the response").isEmpty();
+      assertThat(h.closedByPeer()).as("router closed the connection").isTrue();
+      return response;
     }
   }
 
@@ -127,10 +125,11 @@ class RequestFramingTest {
   void refusedWithJsonAndTheBackendReceivesNothing(String name, String request, int status, String detail)
       throws Exception {
     int connections = backend.connections.get();
-    String response = exchange(request.replace("{R}", route));
-    assertThat(response).startsWith("HTTP/1.1 " + status + " ");
-    assertThat(response).contains("content-type: application/json").contains("connection: close");
-    assertThat(response).endsWith("\r\n\r\n{\"detail\":" + JsonResponses.quote(detail) + "}");
+    RawResponse response = exchange(request.replace("{R}", route));
+    assertThat(response.statusLine()).startsWith("HTTP/1.1 " + status + " ");
+    assertThat(response.header("content-type")).isEqualTo("application/json");
+    assertThat(response.header("connection")).isEqualTo("close");
+    assertThat(response.text()).isEqualTo("{\"detail\":" + JsonResponses.quote(detail) + "}");
     Thread.sleep(50); // a forwarded request would have connected by now
     assertThat(backend.connections.get()).as("backend connections").isEqualTo(connections);
   }
@@ -138,10 +137,10 @@ class RequestFramingTest {
   @Test
   void aMalformedChunkMidBodyNeverReachesTheBackendAsACompleteRequest() throws Exception {
     int before = backend.received.size();
-    String response = exchange("POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n" + route
+    RawResponse response = exchange("POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n" + route
         + "\r\n5\r\nhello\r\nzz\r\n0\r\n\r\n");
-    assertThat(response).startsWith("HTTP/1.1 400 ")
-        .endsWith("{\"detail\":\"Malformed chunked request body.\"}");
+    assertThat(response.status()).isEqualTo(400);
+    assertThat(response.text()).isEqualTo("{\"detail\":\"Malformed chunked request body.\"}");
     Thread.sleep(200);
     String seen = String.join("", backend.received.subList(before, backend.received.size()).stream()
         .map(b -> b.toString(StandardCharsets.ISO_8859_1)).toList());
@@ -152,8 +151,8 @@ class RequestFramingTest {
   @Test
   void obsFoldReachesTheBackendAsOneLine() throws Exception {
     int before = backend.received.size();
-    String response = exchange("GET /fold HTTP/1.1\r\nHost: x\r\nX-Fold: a\r\n b\r\nConnection: close\r\n" + route + "\r\n");
-    assertThat(response).startsWith("HTTP/1.1 200 ");
+    RawResponse response = exchange("GET /fold HTTP/1.1\r\nHost: x\r\nX-Fold: a\r\n b\r\nConnection: close\r\n" + route + "\r\n");
+    assertThat(response.status()).isEqualTo(200);
     String seen = backend.received.get(before).toString(StandardCharsets.ISO_8859_1);
     assertThat(seen).contains("X-Fold: a b\r\n").doesNotContain("a\r\n b");
   }
@@ -165,9 +164,9 @@ class RequestFramingTest {
   @Test
   void chunksAreReEncodedForTheBackend() throws Exception {
     int before = backend.received.size();
-    String response = exchange("POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n"
+    RawResponse response = exchange("POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n"
         + route + "\r\n5;ext=1\r\nhello\r\n0\r\n\r\n");
-    assertThat(response).startsWith("HTTP/1.1 200 ");
+    assertThat(response.status()).isEqualTo(200);
     String seen = backend.received.get(before).toString(StandardCharsets.ISO_8859_1);
     assertThat(seen).endsWith("\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
   }

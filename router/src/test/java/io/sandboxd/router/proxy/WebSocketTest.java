@@ -1,5 +1,8 @@
 package io.sandboxd.router.proxy;
 
+import io.sandboxd.testkit.raw.RawHttp;
+import io.sandboxd.testkit.raw.RawRequest;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.handler.codec.http.HttpHeaders;
@@ -140,7 +143,7 @@ class WebSocketTest {
   @Test
   void upgradeRejectedByBackendIsRelayedAsAnOrdinaryResponse() throws Exception {
     // The echo server only upgrades "websocket"; an unknown protocol gets a plain HTTP answer.
-    var r = io.sandboxd.router.testing.RawHttp.get(router.port(), "/router/default/wsb/" + ws.port() + "/nows");
+    var r = RawHttp.exchange("127.0.0.1", router.port(), RawRequest.get("/router/default/wsb/" + ws.port() + "/nows").closing(), Duration.ofSeconds(30));
     assertThat(r.status()).isBetween(400, 499);
   }
 }
