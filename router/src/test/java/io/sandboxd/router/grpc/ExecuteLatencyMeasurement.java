@@ -1,5 +1,8 @@
 package io.sandboxd.router.grpc;
 
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.DaemonSpec;
+
 import static io.sandboxd.router.grpc.ProcessCalls.channel;
 import static io.sandboxd.router.grpc.ProcessCalls.execute;
 import static io.sandboxd.router.grpc.ProcessCalls.routed;
@@ -8,7 +11,6 @@ import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.ProcessServiceGrpc;
-import io.sandboxd.router.testing.DaemonProcess;
 import io.sandboxd.router.testing.RouterProcess;
 import java.nio.file.Files;
 import java.util.Arrays;
@@ -34,11 +36,11 @@ public final class ExecuteLatencyMeasurement {
   public static void main(String[] args) throws Exception {
     int calls = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-    try (DaemonProcess daemon = DaemonProcess.start(Files.createTempDirectory("router-latency"));
+    try (RunningDaemon daemon = DaemonSpec.packagedJar().withRootDir(Files.createTempDirectory("router-latency")).start();
         RouterProcess router = RouterProcess.start(List.of(), "--cache-enabled=false", "--allow-loopback-pod-ip")) {
-      ManagedChannel directCh = channel(daemon.grpcPort);
+      ManagedChannel directCh = channel(daemon.grpcPort());
       ManagedChannel routerCh = channel(router.port);
-      Channel viaRouter = routed(routerCh, daemon.grpcPort);
+      Channel viaRouter = routed(routerCh, daemon.grpcPort());
       ExecuteRequest req = execute("true");
       System.out.printf(Locale.ROOT, "router RSS idle: %d MiB%n", router.statusKib("VmRSS") / 1024);
       run(directCh, req, 1000);

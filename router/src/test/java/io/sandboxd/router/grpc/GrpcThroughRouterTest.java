@@ -1,5 +1,8 @@
 package io.sandboxd.router.grpc;
 
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.DaemonSpec;
+
 import static io.sandboxd.router.grpc.ProcessCalls.channel;
 import static io.sandboxd.router.grpc.ProcessCalls.execute;
 import static io.sandboxd.router.grpc.ProcessCalls.routed;
@@ -22,7 +25,6 @@ import io.sandboxd.api.process.v1.ProcessServiceGrpc;
 import io.sandboxd.api.process.v1.ResizeTTYRequest;
 import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
-import io.sandboxd.router.testing.DaemonProcess;
 import io.sandboxd.router.testing.RouterFixture;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,7 +44,7 @@ import org.junit.jupiter.api.Test;
 class GrpcThroughRouterTest {
   static final int OUTPUT_LIMIT = 1024;
   static Path root;
-  static DaemonProcess daemon;
+  static RunningDaemon daemon;
   static RouterFixture router;
   static ManagedChannel viaRouter;
   static ManagedChannel direct;
@@ -50,10 +52,10 @@ class GrpcThroughRouterTest {
   @BeforeAll
   static void startDaemonAndRouter() throws Exception {
     root = Files.createTempDirectory("router-grpc");
-    daemon = DaemonProcess.start(root, "--execute-output-limit", Integer.toString(OUTPUT_LIMIT));
+    daemon = DaemonSpec.packagedJar().withRootDir(root).withArgs("--execute-output-limit", Integer.toString(OUTPUT_LIMIT)).start();
     router = new RouterFixture(RouterFixture.config().withAllowLoopbackPodIp(true));
     viaRouter = channel(router.port());
-    direct = channel(daemon.grpcPort);
+    direct = channel(daemon.grpcPort());
   }
 
   @AfterAll
@@ -65,7 +67,7 @@ class GrpcThroughRouterTest {
   }
 
   static Channel routedChannel() {
-    return routed(viaRouter, daemon.grpcPort);
+    return routed(viaRouter, daemon.grpcPort());
   }
 
   static ProcessServiceGrpc.ProcessServiceBlockingStub blocking(Channel ch) {

@@ -1,8 +1,10 @@
 package io.sandboxd.router.grpc;
 
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.DaemonSpec;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sandboxd.router.testing.DaemonProcess;
 import io.sandboxd.router.testing.RouterFixture;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,10 +29,10 @@ class PythonThroughRouterTest {
     Assumptions.assumeTrue(probe.waitFor(60, TimeUnit.SECONDS) && probe.exitValue() == 0,
         "python3-grpcio / python3-grpc-tools not installed");
     Path repo = Path.of(System.getProperty("sandboxd.repoRoot", "..")).toAbsolutePath();
-    try (DaemonProcess d = DaemonProcess.start(Files.createTempDirectory("router-py"));
+    try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(Files.createTempDirectory("router-py")).start();
         RouterFixture router = new RouterFixture(RouterFixture.config().withAllowLoopbackPodIp(true))) {
       Process p = new ProcessBuilder(PYTHON.toString(), repo.resolve("router/src/test/python/router_client.py").toString(),
-          "127.0.0.1:" + router.port(), Integer.toString(d.grpcPort), repo.resolve("proto").toString())
+          "127.0.0.1:" + router.port(), Integer.toString(d.grpcPort()), repo.resolve("proto").toString())
           .redirectErrorStream(true).start();
       boolean done = p.waitFor(180, TimeUnit.SECONDS);
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -1,5 +1,8 @@
 package io.sandboxd.router.grpc;
 
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.DaemonSpec;
+
 import static io.sandboxd.router.grpc.ProcessCalls.channel;
 import static io.sandboxd.router.grpc.ProcessCalls.routed;
 import static io.sandboxd.router.grpc.ProcessCalls.start;
@@ -9,7 +12,6 @@ import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.sandboxd.api.process.v1.ProcessServiceGrpc;
 import io.sandboxd.api.process.v1.StartResponse;
-import io.sandboxd.router.testing.DaemonProcess;
 import io.sandboxd.router.testing.RouterProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,18 +35,18 @@ class StartStreamThroughRouterTest {
   static final long GIB = 1L << 30;
   /** Deterministic, incompressible enough, and never held whole by anyone. */
   static final String PRODUCER = "yes 'sandboxd router stream 0123456789 abcdefghijklmnopqrstuvwxyz' | head -c " + GIB;
-  static DaemonProcess daemon;
+  static RunningDaemon daemon;
   static RouterProcess router;
   static ManagedChannel viaRouter;
   static ManagedChannel direct;
 
   @BeforeAll
   static void startDaemonAndRouter() throws Exception {
-    daemon = DaemonProcess.start(Files.createTempDirectory("router-stream"));
+    daemon = DaemonSpec.packagedJar().withRootDir(Files.createTempDirectory("router-stream")).start();
     router = RouterProcess.start(List.of("-Xmx64m", "-XX:MaxDirectMemorySize=64m"),
         "--cache-enabled=false", "--allow-loopback-pod-ip", "--io-threads", "2");
     viaRouter = channel(router.port);
-    direct = channel(daemon.grpcPort);
+    direct = channel(daemon.grpcPort());
   }
 
   @AfterAll
@@ -99,7 +101,7 @@ class StartStreamThroughRouterTest {
   @Test
   void oneGibStreamsThroughA64MibRouterByteExactWithFlowControl() throws Exception {
     String expected = expectedSha();
-    Read routed = readAll(routed(viaRouter, daemon.grpcPort), 3000);
+    Read routed = readAll(routed(viaRouter, daemon.grpcPort()), 3000);
     assertThat(routed.bytes()).isEqualTo(GIB);
     assertThat(routed.sha256()).isEqualTo(expected);
     long peakKib = router.statusKib("VmHWM");
@@ -108,7 +110,7 @@ class StartStreamThroughRouterTest {
 
     // Rates without the pause, direct and routed, same run (printed for the README's table).
     Read directRun = readAll(direct, 0);
-    Read routedRun = readAll(routed(viaRouter, daemon.grpcPort), 0);
+    Read routedRun = readAll(routed(viaRouter, daemon.grpcPort()), 0);
     assertThat(directRun.sha256()).isEqualTo(expected);
     assertThat(routedRun.sha256()).isEqualTo(expected);
     System.out.printf("Start 1 GiB: direct %.0f MB/s, through the router %.0f MB/s (%.0f%%); router peak RSS %d MiB%n",

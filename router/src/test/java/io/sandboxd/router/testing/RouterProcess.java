@@ -1,5 +1,7 @@
 package io.sandboxd.router.testing;
 
+import io.sandboxd.testkit.FreePorts;
+
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -28,7 +30,7 @@ public final class RouterProcess implements AutoCloseable {
   }
 
   public static RouterProcess start(List<String> jvmArgs, String... routerArgs) throws Exception {
-    int port = DaemonProcess.freePort();
+    int port = FreePorts.pick();
     Path log = Files.createTempFile("router-process", ".log");
     List<String> cmd = new ArrayList<>();
     cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
