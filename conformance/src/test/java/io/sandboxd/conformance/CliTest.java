@@ -1,12 +1,13 @@
 package io.sandboxd.conformance;
 
+import com.sun.net.httpserver.HttpServer;
 import io.sandboxd.conformance.cli.ConformanceCommand;
+import io.sandboxd.testkit.FreePorts;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,12 +24,6 @@ class CliTest {
         return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
-    static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     @Test
     void usageErrorsExitWith2AndSayWhy() {
         assertThat(run("--rest", "http://127.0.0.1:1").exit()).isEqualTo(2);
@@ -43,11 +38,32 @@ class CliTest {
     }
 
     @Test
-    void connectionErrorsExitWith2AndNameTheEndpoint() throws Exception {
-        int port = freePort();
-        Result r = run("--grpc", "127.0.0.1:" + freePort(), "--rest", "http://127.0.0.1:" + port);
+    void connectionErrorsExitWith2AndNameTheEndpoint() {
+        int[] ports = FreePorts.pick(2);
+        Result r = run("--grpc", "127.0.0.1:" + ports[0], "--rest", "http://127.0.0.1:" + ports[1]);
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("cannot reach the REST API at http://127.0.0.1:" + port);
+        assertThat(r.err()).contains("cannot reach the REST API at http://127.0.0.1:" + ports[1]);
+    }
+
+    @Test
+    void anUnreachableGrpcEndpointExitsWith2AndSaysWhy() throws Exception {
+        HttpServer rest = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        rest.createContext("/", ex -> {
+            byte[] body = "{\"status\":\"ok\",\"uptime_seconds\":1}".getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().add("Content-Type", "application/json");
+            ex.sendResponseHeaders(200, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        rest.start();
+        try {
+            int grpc = FreePorts.pick();
+            Result r = run("--grpc", "127.0.0.1:" + grpc, "--rest", "http://127.0.0.1:" + rest.getAddress().getPort());
+            assertThat(r.exit()).isEqualTo(2);
+            assertThat(r.err()).contains("cannot reach the gRPC ProcessService at 127.0.0.1:" + grpc + ": connection refused (is the runtime running");
+        } finally {
+            rest.stop(0);
+        }
     }
 
     @Test

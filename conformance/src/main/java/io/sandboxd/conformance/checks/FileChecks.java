@@ -1,18 +1,16 @@
 package io.sandboxd.conformance.checks;
 
-import io.sandboxd.conformance.client.Bytes;
-import io.sandboxd.conformance.client.HttpResult;
-import io.sandboxd.conformance.client.RawHttpClient;
-import io.sandboxd.conformance.client.StartStream;
+import io.sandboxd.client.Command;
+import io.sandboxd.client.StartRecorder;
 import io.sandboxd.conformance.suite.Check;
 import io.sandboxd.conformance.suite.CheckContext;
 import io.sandboxd.conformance.suite.CheckId;
 import io.sandboxd.conformance.suite.CheckSkipped;
 import io.sandboxd.conformance.suite.Expect;
+import io.sandboxd.conformance.suite.Reply;
+import io.sandboxd.testkit.raw.RawHttp;
 import tools.jackson.databind.JsonNode;
 
-import java.io.OutputStream;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -32,12 +30,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.sandboxd.conformance.suite.CheckId.*;
 import static io.sandboxd.conformance.suite.Expect.fail;
+import static io.sandboxd.conformance.suite.Expect.utf8;
 import static io.sandboxd.conformance.suite.Paths.enc;
 import static io.sandboxd.conformance.suite.Paths.escape;
 import static io.sandboxd.conformance.suite.Paths.lit;
 import static io.sandboxd.conformance.suite.Paths.q;
 
-/** Checks of CONTRACT §2.1–§2.5: paths, errors, GET/HEAD, PUT and DELETE of /v1/files. */
+/** Checks of runtime-contract §2.1–§2.5: paths, errors, GET/HEAD, PUT and DELETE of /v1/files. */
 public final class FileChecks {
     private FileChecks() {
     }
@@ -116,7 +115,7 @@ public final class FileChecks {
 
     /** GET of a file that must succeed with exactly {@code want}. */
     static void expectContent(CheckContext ctx, String target, byte[] want, String why) throws Exception {
-        HttpResult r = ctx.rest().get(target);
+        Reply r = ctx.rest().get(target);
         if (r.status() != 200) {
             throw fail(why + ": GET " + target + " expected 200 with " + want.length + " bytes, got " + r.describe());
         }
@@ -129,7 +128,7 @@ public final class FileChecks {
         Expect.equal(why + ": content of <root>/" + relPath + " as seen by Execute `cat`", want, got);
     }
 
-    static void expect2xx(HttpResult r) {
+    static void expect2xx(Reply r) {
         if (r.status() / 100 != 2) {
             throw fail(r.request() + ": expected success (2xx), got " + r.describe());
         }
@@ -137,7 +136,7 @@ public final class FileChecks {
 
     /** GET of a directory listing: 200 + JSON object with an entries array. */
     static JsonNode listing(CheckContext ctx, String target) throws Exception {
-        HttpResult r = ctx.rest().get(target);
+        Reply r = ctx.rest().get(target);
         if (r.status() != 200) {
             throw fail("GET " + target + " (a directory): expected 200 with a JSON listing, got " + r.describe());
         }
@@ -165,7 +164,7 @@ public final class FileChecks {
         return null;
     }
 
-    static void forbidden(HttpResult r, String why) {
+    static void forbidden(Reply r, String why) {
         if (r.status() / 100 == 3) {
             throw fail(r.request() + " (" + why + "): expected 403 PERMISSION_DENIED, got a redirect " + r.describe()
                     + " Location: " + r.header("Location"));
@@ -185,23 +184,23 @@ public final class FileChecks {
 
     static void path001(CheckContext ctx) throws Exception {
         String p = ctx.path("dir/sub/file.txt");
-        expect2xx(ctx.rest().put(enc(p), Bytes.utf8("encoded"), "Content-Type", "application/octet-stream"));
+        expect2xx(ctx.rest().put(enc(p), utf8("encoded"), "Content-Type", "application/octet-stream"));
         expectOnDisk(ctx, p, "encoded", "after PUT " + enc(p));
-        expectContent(ctx, enc(p), Bytes.utf8("encoded"), "encoded path");
+        expectContent(ctx, enc(p), utf8("encoded"), "encoded path");
     }
 
     static void path002(CheckContext ctx) throws Exception {
         String a = ctx.path("lit/sub/a.txt");
-        expect2xx(ctx.rest().put(lit(a), Bytes.utf8("literal-put")));
-        expectContent(ctx, enc(a), Bytes.utf8("literal-put"), "PUT with literal slashes, GET with %2F");
+        expect2xx(ctx.rest().put(lit(a), utf8("literal-put")));
+        expectContent(ctx, enc(a), utf8("literal-put"), "PUT with literal slashes, GET with %2F");
         expectOnDisk(ctx, a, "literal-put", "after PUT " + lit(a));
         String b = ctx.path("lit/sub/b.txt");
-        expect2xx(ctx.rest().put(enc(b), Bytes.utf8("encoded-put")));
-        expectContent(ctx, lit(b), Bytes.utf8("encoded-put"), "PUT with %2F, GET with literal slashes");
+        expect2xx(ctx.rest().put(enc(b), utf8("encoded-put")));
+        expectContent(ctx, lit(b), utf8("encoded-put"), "PUT with %2F, GET with literal slashes");
     }
 
     static void path003(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("f.txt"), Bytes.utf8("x"));
+        ctx.putFixture(ctx.path("f.txt"), utf8("x"));
         JsonNode l = listing(ctx, "/v1/files/");
         Expect.that(names(l).contains(ctx.suite().scratch()), "GET /v1/files/ must list the root, which holds the scratch directory "
                 + ctx.suite().scratch() + "; got entries " + names(l));
@@ -211,10 +210,10 @@ public final class FileChecks {
 
     static void path004(CheckContext ctx) throws Exception {
         String p = ctx.path("etc/passwd");
-        ctx.putFixture(p, Bytes.utf8("not-the-host-passwd"));
-        expectContent(ctx, "/v1/files/%2F" + escape(p, false), Bytes.utf8("not-the-host-passwd"), "leading %2F re-rooted");
+        ctx.putFixture(p, utf8("not-the-host-passwd"));
+        expectContent(ctx, "/v1/files/%2F" + escape(p, false), utf8("not-the-host-passwd"), "leading %2F re-rooted");
         String n = ctx.path("rerooted.txt");
-        expect2xx(ctx.rest().put("/v1/files/%2F" + escape(n, false), Bytes.utf8("rerooted")));
+        expect2xx(ctx.rest().put("/v1/files/%2F" + escape(n, false), utf8("rerooted")));
         expectOnDisk(ctx, n, "rerooted", "after PUT /v1/files/%2F" + escape(n, false));
     }
 
@@ -227,7 +226,7 @@ public final class FileChecks {
             forbidden(ctx.rest().head(t), "encoded .. leaves the root");
         }
         String w = "/v1/files/%2E%2E%2Fconformance-escape-" + ctx.suite().scratch() + ".txt";
-        forbidden(ctx.rest().put(w, Bytes.utf8("escaped")), "encoded .. leaves the root");
+        forbidden(ctx.rest().put(w, utf8("escaped")), "encoded .. leaves the root");
         forbidden(ctx.rest().delete(w), "encoded .. leaves the root");
     }
 
@@ -238,7 +237,7 @@ public final class FileChecks {
             forbidden(ctx.rest().head(t), "literal .. leaves the root");
         }
         String w = "/v1/files/../conformance-escape-" + ctx.suite().scratch() + ".txt";
-        forbidden(ctx.rest().put(w, Bytes.utf8("escaped")), "literal .. leaves the root");
+        forbidden(ctx.rest().put(w, utf8("escaped")), "literal .. leaves the root");
         forbidden(ctx.rest().delete(w), "literal .. leaves the root");
     }
 
@@ -246,26 +245,26 @@ public final class FileChecks {
         Fixtures.requireConfinedRoot(ctx);
         String t = enc(ctx.path("../../../x"));
         forbidden(ctx.rest().get(t), "encoded segment with .. leaves the root");
-        forbidden(ctx.rest().put(enc(ctx.path("../../../conformance-escape-" + ctx.suite().scratch() + ".txt")), Bytes.utf8("escaped")),
+        forbidden(ctx.rest().put(enc(ctx.path("../../../conformance-escape-" + ctx.suite().scratch() + ".txt")), utf8("escaped")),
                 "encoded segment with .. leaves the root");
     }
 
     static void path008(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("f.txt"), Bytes.utf8("dots"));
+        ctx.putFixture(ctx.path("f.txt"), utf8("dots"));
         for (String t : new String[]{"/v1/files/./" + lit(ctx.dir()).substring(10) + "/./f.txt",
                 "/v1/files/" + lit(ctx.dir()).substring(10) + "//f.txt", "/v1/files//" + lit(ctx.path("f.txt")).substring(10)}) {
-            HttpResult r = ctx.rest().get(t);
-            Expect.that(r.status() == 200 && Arrays.equals(r.body(), Bytes.utf8("dots")), "GET " + t
+            Reply r = ctx.rest().get(t);
+            Expect.that(r.status() == 200 && Arrays.equals(r.body(), utf8("dots")), "GET " + t
                     + ": '.' segments and repeated slashes must be ignored (200 \"dots\", no redirect), got " + r.describe());
         }
     }
 
     static void path009(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("real/target.txt"), Bytes.utf8("via-link"));
+        ctx.putFixture(ctx.path("real/target.txt"), utf8("via-link"));
         link(ctx, "real", ctx.path("dlink"));
         link(ctx, "real/target.txt", ctx.path("flink"));
-        expectContent(ctx, enc(ctx.path("dlink/target.txt")), Bytes.utf8("via-link"), "through a symlinked directory inside the root");
-        expectContent(ctx, enc(ctx.path("flink")), Bytes.utf8("via-link"), "a symlink to a file inside the root");
+        expectContent(ctx, enc(ctx.path("dlink/target.txt")), utf8("via-link"), "through a symlinked directory inside the root");
+        expectContent(ctx, enc(ctx.path("flink")), utf8("via-link"), "a symlink to a file inside the root");
     }
 
     static void path010(CheckContext ctx) throws Exception {
@@ -278,8 +277,8 @@ public final class FileChecks {
             forbidden(ctx.rest().get(enc(ctx.path("out"))), "symlink to " + outside);
             forbidden(ctx.rest().head(enc(ctx.path("out"))), "symlink to " + outside);
             forbidden(ctx.rest().get(enc(ctx.path("out/" + name))), "path through a symlink to " + outside);
-            forbidden(ctx.rest().put(enc(ctx.path("out/" + name)), Bytes.utf8("escaped")), "PUT through a symlink to " + outside);
-            forbidden(ctx.rest().put(enc(ctx.path("out/newdir/" + name)), Bytes.utf8("escaped")), "PUT through a symlink to " + outside);
+            forbidden(ctx.rest().put(enc(ctx.path("out/" + name)), utf8("escaped")), "PUT through a symlink to " + outside);
+            forbidden(ctx.rest().put(enc(ctx.path("out/newdir/" + name)), utf8("escaped")), "PUT through a symlink to " + outside);
             forbidden(ctx.rest().delete(enc(ctx.path("out/" + name))), "DELETE through a symlink to " + outside);
         } finally {
             ctx.sh("rm -f " + q(outside + "/" + name) + "; rm -rf " + q(outside + "/newdir/" + name) + "; true");
@@ -295,23 +294,23 @@ public final class FileChecks {
             throw new CheckSkipped("cannot create a directory outside the root with mktemp -d: " + e.getMessage());
         }
         try {
-            ctx.putFixture(ctx.path("inside/secret"), Bytes.utf8("inside"));
+            ctx.putFixture(ctx.path("inside/secret"), utf8("inside"));
             String l = ctx.path("link");
             link(ctx, "inside", l);
-            StartStream swapper = ctx.start(io.sandboxd.conformance.client.ProcessClient.sh(
+            StartRecorder swapper = ctx.start(Command.shell(
                     "i=0; while [ $i -lt 20000 ]; do ln -sfn " + q(outside) + " " + q(l) + "; ln -sfn inside " + q(l) + "; i=$((i+1)); done"),
-                    null, Duration.ofSeconds(30));
+                    Duration.ofSeconds(30));
             ctx.init(swapper);
             long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
             int requests = 0;
             while (System.nanoTime() < until && !swapper.isEnded()) {
-                HttpResult r = ctx.rest().get(enc(l + "/secret"));
+                Reply r = ctx.rest().get(enc(l + "/secret"));
                 requests++;
                 Expect.that(!new String(r.body(), StandardCharsets.ISO_8859_1).contains("OUTSIDE-SECRET"),
                         "GET " + enc(l + "/secret") + " while the link flips between inside/ and " + outside + " returned the file outside the root (request "
                                 + requests + "): " + r.describe());
             }
-            swapper.cancel();
+            ctx.cancel(swapper);
         } finally {
             ctx.sh("rm -rf " + q(outside));
         }
@@ -320,37 +319,37 @@ public final class FileChecks {
     static void path012(CheckContext ctx) throws Exception {
         String t = enc(ctx.dir()) + "%2Fa%00b.txt";
         Expect.error(ctx.rest().get(t), 400, "INVALID_ARGUMENT");
-        Expect.error(ctx.rest().put(t, Bytes.utf8("x")), 400, "INVALID_ARGUMENT");
+        Expect.error(ctx.rest().put(t, utf8("x")), 400, "INVALID_ARGUMENT");
     }
 
     static void path013(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("file.txt"), Bytes.utf8("x"));
+        ctx.putFixture(ctx.path("file.txt"), utf8("x"));
         Expect.error(ctx.rest().get(enc(ctx.path("file.txt/x"))), 404, "NOT_FOUND");
         Expect.error(ctx.rest().delete(enc(ctx.path("file.txt/x"))), 404, "NOT_FOUND");
     }
 
     static void path014(CheckContext ctx) throws Exception {
         String longName = "n".repeat(300);
-        ctx.putFixture(ctx.path("keep.txt"), Bytes.utf8("x"));
+        ctx.putFixture(ctx.path("keep.txt"), utf8("x"));
         Expect.error(ctx.rest().get(enc(ctx.path(longName))), 400, "INVALID_ARGUMENT");
-        Expect.error(ctx.rest().put(enc(ctx.path(longName)), Bytes.utf8("x")), 400, "INVALID_ARGUMENT");
+        Expect.error(ctx.rest().put(enc(ctx.path(longName)), utf8("x")), 400, "INVALID_ARGUMENT");
     }
 
     // ---- §2.2 errors ----
 
-    static List<HttpResult> handlerErrors(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("full/a.txt"), Bytes.utf8("x"));
-        List<HttpResult> out = new ArrayList<>();
+    static List<Reply> handlerErrors(CheckContext ctx) throws Exception {
+        ctx.putFixture(ctx.path("full/a.txt"), utf8("x"));
+        List<Reply> out = new ArrayList<>();
         out.add(ctx.rest().get(enc(ctx.path("missing.txt"))));
         out.add(ctx.rest().get("/v1/files/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd"));
-        out.add(ctx.rest().put(enc(ctx.path("m.txt")) + "?mode=0999", Bytes.utf8("x")));
+        out.add(ctx.rest().put(enc(ctx.path("m.txt")) + "?mode=0999", utf8("x")));
         out.add(ctx.rest().delete(enc(ctx.path("full"))));
         out.add(ctx.rest().delete(enc(ctx.path("full/a.txt")) + "?recursive=banana"));
         return out;
     }
 
     static void err001(CheckContext ctx) throws Exception {
-        for (HttpResult r : handlerErrors(ctx)) {
+        for (Reply r : handlerErrors(ctx)) {
             Expect.that(r.status() >= 400, r.request() + ": expected an error status, got " + r.describe());
             Expect.errorBody(r);
         }
@@ -358,7 +357,7 @@ public final class FileChecks {
 
     static void err002(CheckContext ctx) throws Exception {
         for (String t : new String[]{"/v1/no-such-route", "/no-such-route"}) {
-            HttpResult r = ctx.rest().get(t);
+            Reply r = ctx.rest().get(t);
             Expect.status(r, 404);
             Expect.errorBody(r);
         }
@@ -366,7 +365,7 @@ public final class FileChecks {
 
     static void err003(CheckContext ctx) throws Exception {
         for (String[] mt : new String[][]{{"POST", enc(ctx.path("x.txt"))}, {"POST", "/v1/health"}, {"DELETE", "/v1/metadata"}}) {
-            HttpResult r = ctx.rest().send(mt[0], mt[1], new byte[0]);
+            Reply r = ctx.rest().send(mt[0], mt[1], new byte[0]);
             Expect.status(r, 405);
             String allow = r.header("Allow");
             Expect.that(allow != null && !allow.isBlank(), r.request() + ": a 405 must carry an Allow header, got " + r.describe()
@@ -376,16 +375,16 @@ public final class FileChecks {
     }
 
     static void err004(CheckContext ctx) throws Exception {
-        List<HttpResult> all = new ArrayList<>(handlerErrors(ctx));
-        ctx.putFixture(ctx.path("file.txt"), Bytes.utf8("x"));
+        List<Reply> all = new ArrayList<>(handlerErrors(ctx));
+        ctx.putFixture(ctx.path("file.txt"), utf8("x"));
         all.add(ctx.rest().get(enc(ctx.path("file.txt/x"))));
         all.add(ctx.rest().get(enc(ctx.dir()) + "%2Fa%00b"));
         all.add(ctx.rest().get(enc(ctx.path("n".repeat(300)))));
-        all.add(ctx.rest().put(enc(ctx.dir()), Bytes.utf8("x")));
-        all.add(ctx.rest().put(enc(ctx.path("mp.txt")), Bytes.utf8("--b\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nv\r\n--b--\r\n"),
+        all.add(ctx.rest().put(enc(ctx.dir()), utf8("x")));
+        all.add(ctx.rest().put(enc(ctx.path("mp.txt")), utf8("--b\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nv\r\n--b--\r\n"),
                 "Content-Type", "multipart/form-data; boundary=b"));
         List<String> fivexx = new ArrayList<>();
-        for (HttpResult r : all) {
+        for (Reply r : all) {
             if (r.status() >= 500) {
                 fivexx.add(r.request() + " -> " + r.describe());
             }
@@ -397,11 +396,11 @@ public final class FileChecks {
         Fixtures.requireConfinedRoot(ctx);
         String root = ctx.suite().rootAbs();
         String outside = Fixtures.outsideTarget(root);
-        ctx.putFixture(ctx.path("file.txt"), Bytes.utf8("x"));
+        ctx.putFixture(ctx.path("file.txt"), utf8("x"));
         link(ctx, outside, ctx.path("out"));
         List<String> leaks = new ArrayList<>();
         for (String rel : new String[]{"../../etc/passwd", ctx.path("out/x"), ctx.path("file.txt/x"), ctx.path("n".repeat(300)), ctx.path("missing")}) {
-            HttpResult r = ctx.rest().get(enc(rel));
+            Reply r = ctx.rest().get(enc(rel));
             String msg;
             try {
                 msg = Expect.messageOf(r);
@@ -410,7 +409,7 @@ public final class FileChecks {
             }
             String leak = Fixtures.leakedPath(msg, root, rel);
             if (leak != null) {
-                leaks.add(r.request() + " -> " + Bytes.excerpt(msg, 200) + " reveals " + leak);
+                leaks.add(r.request() + " -> " + Expect.excerpt(msg, 200) + " reveals " + leak);
             }
         }
         Expect.that(leaks.isEmpty(), "error messages reveal host paths outside the root: " + leaks);
@@ -421,7 +420,7 @@ public final class FileChecks {
     static void get001(CheckContext ctx) throws Exception {
         byte[] content = sample(70_000);
         ctx.putFixture(ctx.path("bin.dat"), content);
-        HttpResult r = ctx.rest().get(enc(ctx.path("bin.dat")));
+        Reply r = ctx.rest().get(enc(ctx.path("bin.dat")));
         Expect.status(r, 200);
         Expect.equal(r.request() + ": Content-Type", "application/octet-stream", r.mediaType());
         Expect.equal(r.request() + ": Content-Length", String.valueOf(content.length), r.header("Content-Length"));
@@ -429,8 +428,8 @@ public final class FileChecks {
     }
 
     static void get002(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("f.txt"), Bytes.utf8("x"));
-        HttpResult r = ctx.rest().get(enc(ctx.path("f.txt")));
+        ctx.putFixture(ctx.path("f.txt"), utf8("x"));
+        Reply r = ctx.rest().get(enc(ctx.path("f.txt")));
         Expect.status(r, 200);
         String lm = r.header("Last-Modified");
         Expect.that(lm != null, r.request() + ": no Last-Modified header; headers " + r.headers());
@@ -444,8 +443,8 @@ public final class FileChecks {
     }
 
     static void get003(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("f.txt"), Bytes.utf8("x"));
-        HttpResult r = ctx.rest().get(enc(ctx.path("f.txt")));
+        ctx.putFixture(ctx.path("f.txt"), utf8("x"));
+        Reply r = ctx.rest().get(enc(ctx.path("f.txt")));
         Expect.status(r, 200);
         Expect.that(r.header("ETag") != null && !r.header("ETag").isBlank(), r.request() + ": no ETag header; headers " + r.headers());
         Expect.equal(r.request() + ": Accept-Ranges", "bytes", r.header("Accept-Ranges"));
@@ -454,17 +453,17 @@ public final class FileChecks {
     static void get004(CheckContext ctx) throws Exception {
         byte[] content = sample(1000);
         ctx.putFixture(ctx.path("r.dat"), content);
-        HttpResult r = ctx.rest().get(enc(ctx.path("r.dat")), "Range", "bytes=2-5");
+        Reply r = ctx.rest().get(enc(ctx.path("r.dat")), "Range", "bytes=2-5");
         Expect.status(r, 206);
         Expect.equal(r.request() + " Range: bytes=2-5: Content-Range", "bytes 2-5/1000", r.header("Content-Range"));
         Expect.bytes(r.request() + " Range: bytes=2-5: body", Arrays.copyOfRange(content, 2, 6), r.body());
-        HttpResult bad = ctx.rest().get(enc(ctx.path("r.dat")), "Range", "bytes=5000-");
+        Reply bad = ctx.rest().get(enc(ctx.path("r.dat")), "Range", "bytes=5000-");
         Expect.status(bad, 416);
     }
 
     static void get005(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("c.txt"), Bytes.utf8("cache"));
-        HttpResult r = ctx.rest().get(enc(ctx.path("c.txt")));
+        ctx.putFixture(ctx.path("c.txt"), utf8("cache"));
+        Reply r = ctx.rest().get(enc(ctx.path("c.txt")));
         Expect.status(r, 200);
         String etag = r.header("ETag");
         String lm = r.header("Last-Modified");
@@ -474,9 +473,9 @@ public final class FileChecks {
     }
 
     static void get006(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("d/f.txt"), Bytes.utf8("x"));
+        ctx.putFixture(ctx.path("d/f.txt"), utf8("x"));
         for (String t : new String[]{enc(ctx.path("d")), lit(ctx.path("d"))}) {
-            HttpResult r = ctx.rest().get(t);
+            Reply r = ctx.rest().get(t);
             Expect.status(r, 200);
             Expect.equal(r.request() + ": Content-Type", "application/json", r.mediaType());
             JsonNode body = Expect.json(r);
@@ -487,7 +486,7 @@ public final class FileChecks {
 
     static void get007(CheckContext ctx) throws Exception {
         ctx.sh("mkdir -p " + q(ctx.path("empty")));
-        HttpResult r = ctx.rest().get(enc(ctx.path("empty")));
+        Reply r = ctx.rest().get(enc(ctx.path("empty")));
         Expect.status(r, 200);
         JsonNode body = Expect.json(r);
         Expect.that(body.has("entries") && body.get("entries").isArray() && body.get("entries").isEmpty(),
@@ -497,7 +496,7 @@ public final class FileChecks {
     static void get008(CheckContext ctx) throws Exception {
         List<String> files = List.of("b", "B", "a", "_x", "Z1", "a.b", "ab", "\u00e9", ".hidden");
         for (String f : files) {
-            ctx.putFixture(ctx.path("s/" + f), Bytes.utf8(f));
+            ctx.putFixture(ctx.path("s/" + f), utf8(f));
         }
         List<String> want = new ArrayList<>(files);
         want.sort((x, y) -> Arrays.compareUnsigned(x.getBytes(StandardCharsets.UTF_8), y.getBytes(StandardCharsets.UTF_8)));
@@ -506,7 +505,7 @@ public final class FileChecks {
     }
 
     static void get009(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("x/f.txt"), Bytes.utf8("12345"));
+        ctx.putFixture(ctx.path("x/f.txt"), utf8("12345"));
         ctx.sh("mkdir -p " + q(ctx.path("x/sub")) + " && chmod 640 " + q(ctx.path("x/f.txt")) + " && chmod 750 " + q(ctx.path("x/sub")));
         JsonNode l = listing(ctx, enc(ctx.path("x")));
         JsonNode f = entry(l, "f.txt");
@@ -524,8 +523,8 @@ public final class FileChecks {
     }
 
     static void get010(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("t/fresh.txt"), Bytes.utf8("x"));
-        ctx.putFixture(ctx.path("t/old.txt"), Bytes.utf8("x"));
+        ctx.putFixture(ctx.path("t/fresh.txt"), utf8("x"));
+        ctx.putFixture(ctx.path("t/old.txt"), utf8("x"));
         ctx.sh("TZ=UTC touch -t 202401020304.05 " + q(ctx.path("t/old.txt")));
         JsonNode l = listing(ctx, enc(ctx.path("t")));
         for (JsonNode e : l.path("entries")) {
@@ -538,7 +537,7 @@ public final class FileChecks {
     }
 
     static void get011(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("t/real.txt"), Bytes.utf8("1234567"));
+        ctx.putFixture(ctx.path("t/real.txt"), utf8("1234567"));
         ctx.sh("mkdir -p " + q(ctx.path("t/realdir")) + " && ln -s real.txt " + q(ctx.path("t/flink")) + " && ln -s realdir " + q(ctx.path("t/dlink")));
         JsonNode l = listing(ctx, enc(ctx.path("t")));
         JsonNode f = entry(l, "flink");
@@ -551,7 +550,7 @@ public final class FileChecks {
 
     static void get012(CheckContext ctx) throws Exception {
         Fixtures.requireConfinedRoot(ctx);
-        ctx.putFixture(ctx.path("g/normal.txt"), Bytes.utf8("x"));
+        ctx.putFixture(ctx.path("g/normal.txt"), utf8("x"));
         ctx.sh("ln -s " + q(Fixtures.outsideTarget(ctx.suite().rootAbs())) + " " + q(ctx.path("g/escape")) + " && ln -s nowhere "
                 + q(ctx.path("g/dangling")));
         JsonNode l = listing(ctx, enc(ctx.path("g")));
@@ -559,22 +558,21 @@ public final class FileChecks {
     }
 
     static void get013(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("u/keep.txt"), Bytes.utf8("x"));
-        try (Socket s = ctx.rest().startUpload(enc(ctx.path("u/up.bin")), 1 << 20, "Content-Type", "application/octet-stream")) {
-            s.getOutputStream().write(new byte[8192]);
-            s.getOutputStream().flush();
+        ctx.putFixture(ctx.path("u/keep.txt"), utf8("x"));
+        try (RawHttp upload = ctx.rest().startUpload(enc(ctx.path("u/up.bin")), 1 << 20, "Content-Type", "application/octet-stream")) {
+            upload.send(new byte[8192]);
             Thread.sleep(500);
             JsonNode l = listing(ctx, enc(ctx.path("u")));
             Expect.equal("names in GET " + enc(ctx.path("u")) + " while an upload of up.bin is in flight", List.of("keep.txt"), names(l));
-            s.setSoLinger(true, 0);
+            upload.reset();
         }
     }
 
     static void get015(CheckContext ctx) throws Exception {
         ctx.putFixture(ctx.path("h/f.txt"), sample(1234));
         for (String t : new String[]{enc(ctx.path("h/f.txt")), enc(ctx.path("h")), enc(ctx.path("h/missing"))}) {
-            HttpResult g = ctx.rest().get(t);
-            HttpResult h = ctx.rest().head(t);
+            Reply g = ctx.rest().get(t);
+            Reply h = ctx.rest().head(t);
             Expect.that(g.status() == h.status(), "HEAD " + t + ": expected the status GET gets (" + g.status() + "), got " + h.describe());
             for (String name : new String[]{"Content-Type", "Content-Length", "Last-Modified", "ETag"}) {
                 if (g.header(name) != null && (g.status() == 200 || name.equals("Content-Type"))) {
@@ -582,17 +580,16 @@ public final class FileChecks {
                 }
             }
             Expect.that(h.extraBytes().length == 0, "HEAD " + t + ": expected no body, got " + h.extraBytes().length + " bytes "
-                    + Bytes.excerpt(h.extraBytes(), 80));
+                    + Expect.excerpt(h.extraBytes(), 80));
         }
     }
 
     static void get016(CheckContext ctx) throws Exception {
         ctx.mkdir();
         ctx.sh("mkfifo " + q(ctx.path("fifo")));
-        RawHttpClient quick = new RawHttpClient(ctx.options().restBase(), ctx.options().token(), 10_000);
-        HttpResult r;
+        Reply r;
         try {
-            r = quick.get(enc(ctx.path("fifo")));
+            r = ctx.rest().withTimeout(Duration.ofSeconds(10)).get(enc(ctx.path("fifo")));
         } catch (java.net.SocketTimeoutException e) {
             // Unblock the runtime's reader, which waits for a writer.
             ctx.sh("(timeout 2 sh -c 'echo > " + ctx.path("fifo") + "' || true) 2>/dev/null; true");
@@ -606,9 +603,9 @@ public final class FileChecks {
     static void put001(CheckContext ctx) throws Exception {
         String[] types = {"application/octet-stream", "text/plain; charset=utf-8", null, "application/json", "multipart/mixed; boundary=x"};
         for (int i = 0; i < types.length; i++) {
-            byte[] body = i == 3 ? Bytes.utf8("{\"not\": \"parsed\"}") : sample(5000 + i);
+            byte[] body = i == 3 ? utf8("{\"not\": \"parsed\"}") : sample(5000 + i);
             String p = ctx.path("raw" + i + ".bin");
-            HttpResult r = ctx.rest().put(enc(p), body, "Content-Type", types[i]);
+            Reply r = ctx.rest().put(enc(p), body, "Content-Type", types[i]);
             expect2xx(r);
             expectContent(ctx, enc(p), body, "PUT with Content-Type " + (types[i] == null ? "(none)" : types[i]));
         }
@@ -617,22 +614,22 @@ public final class FileChecks {
     static byte[] multipart(String boundary, List<String[]> textParts, String fileName, byte[] file) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         for (String[] p : textParts) {
-            out.writeBytes(Bytes.utf8("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + p[0] + "\"\r\n\r\n" + p[1] + "\r\n"));
+            out.writeBytes(utf8("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + p[0] + "\"\r\n\r\n" + p[1] + "\r\n"));
         }
         if (file != null) {
-            out.writeBytes(Bytes.utf8("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + fileName
+            out.writeBytes(utf8("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + fileName
                     + "\"; filename=\"ignored.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n"));
             out.writeBytes(file);
-            out.writeBytes(Bytes.utf8("\r\n"));
+            out.writeBytes(utf8("\r\n"));
         }
-        out.writeBytes(Bytes.utf8("--" + boundary + "--\r\n"));
+        out.writeBytes(utf8("--" + boundary + "--\r\n"));
         return out.toByteArray();
     }
 
     static void put002(CheckContext ctx) throws Exception {
-        byte[] file = Bytes.utf8("line1\r\n--not-a-boundary\r\n\u0000binary\u00ff");
+        byte[] file = utf8("line1\r\n--not-a-boundary\r\n\u0000binary\u00ff");
         String p = ctx.path("mp.bin");
-        HttpResult r = ctx.rest().put(enc(p), multipart("XyZzy42", List.<String[]>of(new String[]{"meta", "ignored"}), "file", file),
+        Reply r = ctx.rest().put(enc(p), multipart("XyZzy42", List.<String[]>of(new String[]{"meta", "ignored"}), "file", file),
                 "Content-Type", "multipart/form-data; boundary=XyZzy42");
         expect2xx(r);
         expectContent(ctx, enc(p), file, "PUT multipart/form-data with a 'meta' part then the 'file' part");
@@ -640,7 +637,7 @@ public final class FileChecks {
 
     static void put003(CheckContext ctx) throws Exception {
         String p = ctx.path("nofile.bin");
-        HttpResult r = ctx.rest().put(enc(p), multipart("b0und", List.<String[]>of(new String[]{"meta", "x"}), "other", Bytes.utf8("data")),
+        Reply r = ctx.rest().put(enc(p), multipart("b0und", List.<String[]>of(new String[]{"meta", "x"}), "other", utf8("data")),
                 "Content-Type", "multipart/form-data; boundary=b0und");
         Expect.error(r, 400, "INVALID_ARGUMENT");
         Expect.status(ctx.rest().get(enc(p)), 404);
@@ -653,7 +650,7 @@ public final class FileChecks {
     static void put004(CheckContext ctx) throws Exception {
         for (String mode : new String[]{"0755", "0600", "0640", "0000"}) {
             String p = ctx.path("m" + mode + ".sh");
-            expect2xx(ctx.rest().put(enc(p) + "?mode=" + mode, Bytes.utf8("#!/bin/sh\n")));
+            expect2xx(ctx.rest().put(enc(p) + "?mode=" + mode, utf8("#!/bin/sh\n")));
             Expect.equal("permissions of <root>/" + p + " after PUT ?mode=" + mode + " (stat -c %a)",
                     mode.replaceFirst("^0+(?=.)", "").replaceFirst("^$", "0"), statMode(ctx, p));
         }
@@ -661,28 +658,28 @@ public final class FileChecks {
 
     static void put005(CheckContext ctx) throws Exception {
         String p = ctx.path("default.txt");
-        expect2xx(ctx.rest().put(enc(p), Bytes.utf8("x")));
+        expect2xx(ctx.rest().put(enc(p), utf8("x")));
         Expect.equal("permissions of <root>/" + p + " after PUT without mode (stat -c %a)", "644", statMode(ctx, p));
     }
 
     static void put006(CheckContext ctx) throws Exception {
         for (String mode : new String[]{"0999", "777", "abcd", "01777", "1644", "0o644", "-0644"}) {
             String p = ctx.path("bad-" + mode + ".txt");
-            Expect.error(ctx.rest().put(enc(p) + "?mode=" + escape(mode, false), Bytes.utf8("x")), 400, "INVALID_ARGUMENT");
+            Expect.error(ctx.rest().put(enc(p) + "?mode=" + escape(mode, false), utf8("x")), 400, "INVALID_ARGUMENT");
             Expect.status(ctx.rest().get(enc(p)), 404);
         }
     }
 
     static void put007(CheckContext ctx) throws Exception {
         String p = ctx.path("a/b/c/deep.txt");
-        expect2xx(ctx.rest().put(enc(p), Bytes.utf8("deep")));
+        expect2xx(ctx.rest().put(enc(p), utf8("deep")));
         expectOnDisk(ctx, p, "deep", "PUT into missing parents");
     }
 
     static void put008(CheckContext ctx) throws Exception {
         ctx.sh("mkdir -p " + q(ctx.path("isdir/inner")));
-        Expect.error(ctx.rest().put(enc(ctx.path("isdir")), Bytes.utf8("x")), 400, "INVALID_ARGUMENT");
-        Expect.error(ctx.rest().put("/v1/files/", Bytes.utf8("x")), 400, "INVALID_ARGUMENT");
+        Expect.error(ctx.rest().put(enc(ctx.path("isdir")), utf8("x")), 400, "INVALID_ARGUMENT");
+        Expect.error(ctx.rest().put("/v1/files/", utf8("x")), 400, "INVALID_ARGUMENT");
         JsonNode l = listing(ctx, enc(ctx.path("isdir")));
         Expect.equal("directory isdir after a rejected PUT onto it", List.of("inner"), names(l));
     }
@@ -710,13 +707,13 @@ public final class FileChecks {
             });
             int reads = 0;
             while (!done.get() || reads < 5) {
-                HttpResult r = ctx.rest().get(enc(p));
+                Reply r = ctx.rest().get(enc(p));
                 reads++;
                 boolean whole = r.status() == 200 && (Arrays.equals(r.body(), a) || Arrays.equals(r.body(), b));
                 if (!whole) {
                     byte[] body = r.body();
                     throw fail("GET " + enc(p) + " during overwrites (all 'a' or all 'b', 262144 bytes each) saw " + r.status() + " with "
-                            + body.length + " bytes starting " + Bytes.excerpt(Arrays.copyOf(body, Math.min(16, body.length)), 16)
+                            + body.length + " bytes starting " + Expect.excerpt(Arrays.copyOf(body, Math.min(16, body.length)), 16)
                             + ": readers must see the old or the new content, never a part (read " + reads + ")");
                 }
                 if (reads > 2000) {
@@ -736,7 +733,7 @@ public final class FileChecks {
     static void put010(CheckContext ctx) throws Exception {
         String p = ctx.path("n.txt");
         for (String what : new String[]{"create", "overwrite"}) {
-            HttpResult r = ctx.rest().put(enc(p), Bytes.utf8(what));
+            Reply r = ctx.rest().put(enc(p), utf8(what));
             Expect.that(r.status() == 204 && r.body().length == 0 && r.extraBytes().length == 0,
                     "PUT " + enc(p) + " (" + what + "): expected 204 No Content without a body, got " + r.describe()
                             + (r.extraBytes().length > 0 ? " plus " + r.extraBytes().length + " body bytes" : ""));
@@ -744,14 +741,11 @@ public final class FileChecks {
     }
 
     static void put011(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("ab/keep.txt"), Bytes.utf8("x"));
-        Socket s = ctx.rest().startUpload(enc(ctx.path("ab/aborted.bin")), 1 << 20, "Content-Type", "application/octet-stream");
-        OutputStream out = s.getOutputStream();
-        out.write(new byte[4096]);
-        out.flush();
+        ctx.putFixture(ctx.path("ab/keep.txt"), utf8("x"));
+        RawHttp upload = ctx.rest().startUpload(enc(ctx.path("ab/aborted.bin")), 1 << 20, "Content-Type", "application/octet-stream");
+        upload.send(new byte[4096]);
         Thread.sleep(200);
-        s.setSoLinger(true, 0);
-        s.close();
+        upload.reset();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         List<String> n;
         do {
@@ -768,23 +762,23 @@ public final class FileChecks {
         }
         ctx.sh("mkdir -p " + q(ctx.path("ro")) + " && chmod 555 " + q(ctx.path("ro")));
         try {
-            Expect.error(ctx.rest().put(enc(ctx.path("ro/f.txt")), Bytes.utf8("x")), 403, "PERMISSION_DENIED");
+            Expect.error(ctx.rest().put(enc(ctx.path("ro/f.txt")), utf8("x")), 403, "PERMISSION_DENIED");
         } finally {
             ctx.sh("chmod 755 " + q(ctx.path("ro")));
         }
     }
 
     static void digest(CheckContext ctx, boolean contentDigest) throws Exception {
-        byte[] body = Bytes.utf8("digest me");
+        byte[] body = utf8("digest me");
         byte[] sha = MessageDigest.getInstance("SHA-256").digest(body);
-        byte[] wrong = MessageDigest.getInstance("SHA-256").digest(Bytes.utf8("something else"));
+        byte[] wrong = MessageDigest.getInstance("SHA-256").digest(utf8("something else"));
         String header = contentDigest ? "Content-Digest" : "X-Content-SHA256";
         String good = contentDigest ? "sha-256=:" + Base64.getEncoder().encodeToString(sha) + ":" : HexFormat.of().formatHex(sha);
         String bad = contentDigest ? "sha-256=:" + Base64.getEncoder().encodeToString(wrong) + ":" : HexFormat.of().formatHex(wrong);
         String p = ctx.path("d.txt");
         expect2xx(ctx.rest().put(enc(p), body, header, good));
         expectContent(ctx, enc(p), body, "PUT with a matching " + header);
-        Expect.error(ctx.rest().put(enc(p), Bytes.utf8("replacement"), header, bad), 400, "INVALID_ARGUMENT");
+        Expect.error(ctx.rest().put(enc(p), utf8("replacement"), header, bad), 400, "INVALID_ARGUMENT");
         expectContent(ctx, enc(p), body, "after a PUT with a mismatching " + header + " (nothing may be written)");
         String fresh = ctx.path("never.txt");
         Expect.error(ctx.rest().put(enc(fresh), body, header, bad), 400, "INVALID_ARGUMENT");
@@ -793,32 +787,32 @@ public final class FileChecks {
 
     static void put015(CheckContext ctx) throws Exception {
         String p = ctx.path("c.txt");
-        ctx.putFixture(p, Bytes.utf8("v1"));
+        ctx.putFixture(p, utf8("v1"));
         String e1 = ctx.rest().get(enc(p)).header("ETag");
         Expect.that(e1 != null, "GET " + enc(p) + " sent no ETag");
         Thread.sleep(1100);
-        ctx.putFixture(p, Bytes.utf8("v2-changed"));
-        HttpResult stale = ctx.rest().put(enc(p), Bytes.utf8("v3"), "If-Match", e1);
+        ctx.putFixture(p, utf8("v2-changed"));
+        Reply stale = ctx.rest().put(enc(p), utf8("v3"), "If-Match", e1);
         Expect.error(stale, 412, "PRECONDITION_FAILED");
-        expectContent(ctx, enc(p), Bytes.utf8("v2-changed"), "after PUT with a stale If-Match");
+        expectContent(ctx, enc(p), utf8("v2-changed"), "after PUT with a stale If-Match");
         String e2 = ctx.rest().get(enc(p)).header("ETag");
-        expect2xx(ctx.rest().put(enc(p), Bytes.utf8("v4"), "If-Match", e2));
-        expectContent(ctx, enc(p), Bytes.utf8("v4"), "after PUT with the current If-Match");
+        expect2xx(ctx.rest().put(enc(p), utf8("v4"), "If-Match", e2));
+        expectContent(ctx, enc(p), utf8("v4"), "after PUT with the current If-Match");
     }
 
     static void put016(CheckContext ctx) throws Exception {
         String p = ctx.path("once.txt");
-        expect2xx(ctx.rest().put(enc(p), Bytes.utf8("first"), "If-None-Match", "*"));
-        Expect.error(ctx.rest().put(enc(p), Bytes.utf8("second"), "If-None-Match", "*"), 412, "PRECONDITION_FAILED");
-        expectContent(ctx, enc(p), Bytes.utf8("first"), "after a second PUT with If-None-Match: *");
+        expect2xx(ctx.rest().put(enc(p), utf8("first"), "If-None-Match", "*"));
+        Expect.error(ctx.rest().put(enc(p), utf8("second"), "If-None-Match", "*"), 412, "PRECONDITION_FAILED");
+        expectContent(ctx, enc(p), utf8("first"), "after a second PUT with If-None-Match: *");
     }
 
     // ---- §2.5 DELETE ----
 
     static void del001(CheckContext ctx) throws Exception {
         String p = ctx.path("gone.txt");
-        ctx.putFixture(p, Bytes.utf8("x"));
-        HttpResult r = ctx.rest().delete(enc(p));
+        ctx.putFixture(p, utf8("x"));
+        Reply r = ctx.rest().delete(enc(p));
         Expect.that(r.status() == 204 && r.body().length == 0 && r.extraBytes().length == 0,
                 r.request() + ": expected 204 No Content without a body, got " + r.describe());
         Expect.status(ctx.rest().get(enc(p)), 404);
@@ -826,16 +820,16 @@ public final class FileChecks {
 
     static void del003(CheckContext ctx) throws Exception {
         String p = ctx.path("f.txt");
-        ctx.putFixture(p, Bytes.utf8("x"));
+        ctx.putFixture(p, utf8("x"));
         for (String v : new String[]{"banana", "yes"}) {
             Expect.error(ctx.rest().delete(enc(p) + "?recursive=" + v), 400, "INVALID_ARGUMENT");
         }
-        expectContent(ctx, enc(p), Bytes.utf8("x"), "after DELETE with an invalid recursive");
+        expectContent(ctx, enc(p), utf8("x"), "after DELETE with an invalid recursive");
     }
 
     static void del004(CheckContext ctx) throws Exception {
         String d = ctx.path("full");
-        ctx.putFixture(d + "/a.txt", Bytes.utf8("x"));
+        ctx.putFixture(d + "/a.txt", utf8("x"));
         Expect.error(ctx.rest().delete(enc(d)), 409, "CONFLICT");
         Expect.error(ctx.rest().delete(enc(d) + "?recursive=false"), 409, "CONFLICT");
         Expect.status(ctx.rest().delete(enc(d) + "?recursive=true"), 204);
@@ -856,10 +850,10 @@ public final class FileChecks {
     }
 
     static void del007(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("target.txt"), Bytes.utf8("t"));
+        ctx.putFixture(ctx.path("target.txt"), utf8("t"));
         link(ctx, "target.txt", ctx.path("link"));
         Expect.status(ctx.rest().delete(enc(ctx.path("link"))), 204);
-        expectContent(ctx, enc(ctx.path("target.txt")), Bytes.utf8("t"), "target of a deleted symlink");
+        expectContent(ctx, enc(ctx.path("target.txt")), utf8("t"), "target of a deleted symlink");
         String left = ctx.sh("ls -A " + q(ctx.dir()));
         Expect.equal("files left after DELETE of symlink link -> target.txt (ls -A)", "target.txt\n", left);
     }
@@ -868,7 +862,7 @@ public final class FileChecks {
         if (!ctx.options().allowRootWipe()) {
             throw new CheckSkipped("it deletes everything under the runtime's root; pass --allow-root-wipe to run it");
         }
-        ctx.putFixture(ctx.path("f.txt"), Bytes.utf8("x"));
+        ctx.putFixture(ctx.path("f.txt"), utf8("x"));
         Expect.status(ctx.rest().delete("/v1/files/?recursive=true"), 204);
         JsonNode l = listing(ctx, "/v1/files/");
         Expect.equal("entries of the root after DELETE /v1/files/?recursive=true", List.of(), names(l));

@@ -2,25 +2,28 @@ package io.sandboxd.conformance.checks;
 
 import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
 import com.google.protobuf.Message;
+import io.grpc.Status;
 import io.grpc.Status.Code;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
 import io.sandboxd.api.process.v1.ExecuteRequest;
-import io.sandboxd.api.process.v1.ExecuteResponse;
-import io.sandboxd.api.process.v1.PTY;
 import io.sandboxd.api.process.v1.ProcessConfig;
 import io.sandboxd.api.process.v1.ProcessProto;
+import io.sandboxd.api.process.v1.ProcessServiceGrpc;
+import io.sandboxd.api.process.v1.ResizeTTYRequest;
+import io.sandboxd.api.process.v1.SendSignalRequest;
 import io.sandboxd.api.process.v1.StartRequest;
-import io.sandboxd.conformance.client.Bytes;
-import io.sandboxd.conformance.client.GrpcResult;
-import io.sandboxd.conformance.client.ProcessClient;
-import io.sandboxd.conformance.client.StartStream;
+import io.sandboxd.api.process.v1.WriteStdinRequest;
+import io.sandboxd.client.Command;
+import io.sandboxd.client.ExecResult;
+import io.sandboxd.client.StartRecorder;
 import io.sandboxd.conformance.suite.Check;
 import io.sandboxd.conformance.suite.CheckContext;
 import io.sandboxd.conformance.suite.CheckId;
 import io.sandboxd.conformance.suite.CheckSkipped;
 import io.sandboxd.conformance.suite.Expect;
+import io.sandboxd.conformance.suite.Paths;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -32,18 +35,32 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
-import static io.sandboxd.conformance.client.ProcessClient.config;
-import static io.sandboxd.conformance.client.ProcessClient.sh;
 import static io.sandboxd.conformance.suite.CheckId.*;
 import static io.sandboxd.conformance.suite.Expect.fail;
+import static io.sandboxd.conformance.suite.Expect.utf8;
 
-/** Checks of CONTRACT §1.1–§1.4: wire shape, command construction, Start and Execute. */
+/** Checks of runtime-contract §1.1–§1.4: wire shape, command construction, Start and Execute. */
 public final class ProcessChecks {
     /** An id no runtime hands out within a conformance run. */
     static final int UNKNOWN_ID = 2_000_000_007;
     static final Duration END = Duration.ofSeconds(20);
 
     private ProcessChecks() {
+    }
+
+    /** SendSignal with a raw signal number, so invalid values can be sent too. */
+    static SendSignalRequest signal(int pid, int signal) {
+        return SendSignalRequest.newBuilder().setProcessId(pid).setSignalValue(signal).build();
+    }
+
+    /** Execute exactly this config (e.g. one without a command). */
+    static ExecuteRequest exec(ProcessConfig config) {
+        return ExecuteRequest.newBuilder().setConfig(config).build();
+    }
+
+    /** Start exactly this config (e.g. one without a command). */
+    static StartRequest startOf(ProcessConfig config) {
+        return StartRequest.newBuilder().setConfig(config).build();
     }
 
     public static void register(Map<CheckId, Check> m) {
@@ -97,19 +114,20 @@ public final class ProcessChecks {
 
     static void wire001(CheckContext ctx) throws Exception {
         List<String> missing = new ArrayList<>();
-        GrpcResult<ExecuteResponse> ex = ctx.proc().execute(config("true"));
-        if (ex.code() == Code.UNIMPLEMENTED) {
-            missing.add("Execute: " + ex.describe());
+        Status ex = Expect.statusOf(() -> ctx.client().execute(Command.of("true")));
+        if (ex.getCode() == Code.UNIMPLEMENTED) {
+            missing.add("Execute: " + Expect.describe(ex));
         }
-        StartStream st = ctx.start(config("true"));
+        StartRecorder st = ctx.start(Command.of("true"));
         st.awaitEnd(END);
         if (st.status() != null && st.status().getCode() == Code.UNIMPLEMENTED) {
             missing.add("Start: " + st.describe());
         }
-        for (GrpcResult<?> r : List.of(ctx.proc().write(UNKNOWN_ID, new byte[]{1}), ctx.proc().signal(UNKNOWN_ID, 15),
-                ctx.proc().resize(UNKNOWN_ID, 80, 24))) {
-            if (r.code() == Code.UNIMPLEMENTED) {
-                missing.add(r.describe());
+        for (Status r : List.of(Expect.statusOf(() -> ctx.client().writeStdin(UNKNOWN_ID, new byte[]{1})),
+                Expect.statusOf(() -> ctx.client().sendSignal(signal(UNKNOWN_ID, 15))),
+                Expect.statusOf(() -> ctx.client().resizeTty(UNKNOWN_ID, 80, 24)))) {
+            if (r.getCode() == Code.UNIMPLEMENTED) {
+                missing.add(Expect.describe(r));
             }
         }
         Expect.that(missing.isEmpty(), "methods not served under /process.v1.ProcessService/*: " + missing);
@@ -117,22 +135,23 @@ public final class ProcessChecks {
 
     static void wire002(CheckContext ctx) throws Exception {
         List<String> extra = new ArrayList<>();
-        GrpcResult<ExecuteResponse> ex = ctx.proc().execute(sh("echo out; echo err >&2; exit 3"));
-        Expect.ok(ex, "Execute");
-        unknown(extra, "ExecuteResponse", ex.value());
-        StartStream st = ctx.start(sh("cat"), PTY.newBuilder().setCols(80).setRows(24).build(), Duration.ofSeconds(30));
+        ExecResult ex = Expect.ok(() -> ctx.client().execute(Command.shell("echo out; echo err >&2; exit 3")), "Execute");
+        unknown(extra, "ExecuteResponse", ex.response());
+        StartRecorder st = ctx.start(Command.shell("cat").tty(80, 24), Duration.ofSeconds(30));
         int pid = ctx.init(st);
-        GrpcResult<?> resize = ctx.proc().resize(pid, 100, 30);
-        Expect.ok(resize, "ResizeTTY on a pty process");
-        unknown(extra, "ResizeTTYResponse", (Message) resize.value());
-        GrpcResult<?> write = ctx.proc().write(pid, Bytes.utf8("x\n"));
-        Expect.ok(write, "WriteStdin");
-        unknown(extra, "WriteStdinResponse", (Message) write.value());
-        GrpcResult<?> sig = ctx.proc().signal(pid, 9);
-        Expect.ok(sig, "SendSignal SIGKILL");
-        unknown(extra, "SendSignalResponse", (Message) sig.value());
+        // The client's own calls return nothing for the empty responses: a raw stub shows them.
+        ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(ctx.client().channel())
+                .withDeadlineAfter(30, TimeUnit.SECONDS);
+        Message resize = Expect.ok(() -> stub.resizeTTY(ResizeTTYRequest.newBuilder().setProcessId(pid).setCols(100).setRows(30).build()),
+                "ResizeTTY on a pty process");
+        unknown(extra, "ResizeTTYResponse", resize);
+        Message write = Expect.ok(() -> stub.writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid)
+                .setInput(com.google.protobuf.ByteString.copyFrom(utf8("x\n"))).build()), "WriteStdin");
+        unknown(extra, "WriteStdinResponse", write);
+        Message sig = Expect.ok(() -> stub.sendSignal(signal(pid, 9)), "SendSignal SIGKILL");
+        unknown(extra, "SendSignalResponse", sig);
         ctx.end(st, END);
-        for (StartStream.Event e : st.events()) {
+        for (StartRecorder.Event e : st.events()) {
             unknown(extra, "StartResponse", e.message());
             if (e.message().hasInit()) {
                 unknown(extra, "InitEvent", e.message().getInit());
@@ -153,7 +172,7 @@ public final class ProcessChecks {
     static void wire003(CheckContext ctx) throws Exception {
         List<FileDescriptorProto> files;
         try {
-            files = Reflection.filesContaining(ctx.proc().channel(), "process.v1.ProcessService");
+            files = Reflection.filesContaining(ctx.client().channel(), "process.v1.ProcessService");
         } catch (io.grpc.StatusRuntimeException e) {
             if (e.getStatus().getCode() == Code.UNIMPLEMENTED) {
                 throw new CheckSkipped("the runtime serves no gRPC server reflection, so its descriptor cannot be compared (see PROC-WIRE-005)");
@@ -176,7 +195,7 @@ public final class ProcessChecks {
 
     static void wire004(CheckContext ctx) {
         try {
-            HealthCheckResponse r = HealthGrpc.newBlockingStub(ctx.proc().channel()).withDeadlineAfter(20, TimeUnit.SECONDS)
+            HealthCheckResponse r = HealthGrpc.newBlockingStub(ctx.client().channel()).withDeadlineAfter(20, TimeUnit.SECONDS)
                     .check(HealthCheckRequest.newBuilder().setService("").build());
             Expect.equal("grpc.health.v1.Health/Check(service \"\") status", HealthCheckResponse.ServingStatus.SERVING, r.getStatus());
         } catch (io.grpc.StatusRuntimeException e) {
@@ -187,7 +206,7 @@ public final class ProcessChecks {
     static void wire005(CheckContext ctx) throws Exception {
         List<String> services;
         try {
-            services = Reflection.services(ctx.proc().channel());
+            services = Reflection.services(ctx.client().channel());
         } catch (io.grpc.StatusRuntimeException e) {
             throw fail("grpc.reflection.v1(alpha).ServerReflection list_services: expected a service list, got " + e.getStatus());
         }
@@ -198,32 +217,31 @@ public final class ProcessChecks {
     // ---- §1.2 command construction ----
 
     static void cmd001(CheckContext ctx) {
-        Expect.grpc(ctx.proc().execute(ExecuteRequest.getDefaultInstance(), Duration.ofSeconds(20)), Code.INVALID_ARGUMENT,
+        Expect.grpc(() -> ctx.client().withCallTimeout(Duration.ofSeconds(20)).execute(ExecuteRequest.getDefaultInstance()), Code.INVALID_ARGUMENT,
                 "Execute without config");
-        Expect.grpc(ctx.proc().execute(ProcessConfig.newBuilder().putEnvVars("A", "b").build()), Code.INVALID_ARGUMENT,
+        Expect.grpc(() -> ctx.client().execute(exec(ProcessConfig.newBuilder().putEnvVars("A", "b").build())), Code.INVALID_ARGUMENT,
                 "Execute with an empty command");
     }
 
     static void cmd002(CheckContext ctx) throws Exception {
-        StartStream st = ctx.start(ProcessConfig.newBuilder().setCwd("").build(), null, Duration.ofSeconds(20));
+        StartRecorder st = ctx.start(startOf(ProcessConfig.newBuilder().setCwd("").build()), Duration.ofSeconds(20));
         ctx.end(st, END);
         Expect.that(st.status().getCode() == Code.INVALID_ARGUMENT && st.events().isEmpty(),
                 "Start with an empty command: expected status INVALID_ARGUMENT and no events, got " + st.describe());
     }
 
     static void cmd003(CheckContext ctx) {
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(config("printf", "%s|", "a b", "$HOME", "*", ";echo x", "'q'"));
-        Expect.ok(r, "Execute [printf ...]");
+        ExecResult r = Expect.ok(() -> ctx.client().execute(Command.of("printf", "%s|", "a b", "$HOME", "*", ";echo x", "'q'")),
+                "Execute [printf ...]");
         Expect.equal("stdout of Execute [\"printf\", \"%s|\", \"a b\", \"$HOME\", \"*\", \";echo x\", \"'q'\"] (no shell may expand anything)",
-                "a b|$HOME|*|;echo x|'q'|", r.value().getStdout().toStringUtf8());
+                "a b|$HOME|*|;echo x|'q'|", r.stdout().toStringUtf8());
     }
 
     static void cmd004(CheckContext ctx) {
         Map<String, String> daemon = ctx.suite().daemonEnv();
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(ProcessConfig.newBuilder().addCommand("env").addCommand("-0")
-                .putEnvVars("CONFORMANCE_ADDED", "added-value").build());
-        Expect.ok(r, "Execute [env -0] with env_vars {CONFORMANCE_ADDED}");
-        Map<String, String> child = parseEnv(r.value().getStdout().toString(StandardCharsets.UTF_8));
+        ExecResult r = Expect.ok(() -> ctx.client().execute(Command.of("env", "-0").env("CONFORMANCE_ADDED", "added-value")),
+                "Execute [env -0] with env_vars {CONFORMANCE_ADDED}");
+        Map<String, String> child = parseEnv(r.stdout().toString(StandardCharsets.UTF_8));
         Expect.equal("CONFORMANCE_ADDED in the child environment", "added-value", child.get("CONFORMANCE_ADDED"));
         List<String> lost = new ArrayList<>();
         for (Map.Entry<String, String> e : daemon.entrySet()) {
@@ -250,23 +268,20 @@ public final class ProcessChecks {
         String var = daemon.containsKey("HOME") ? "HOME" : daemon.keySet().stream()
                 .filter(k -> !Set.of("PATH", "PWD", "SHLVL", "_").contains(k)).findFirst()
                 .orElseThrow(() -> new CheckSkipped("the daemon environment has no variable besides PATH/PWD to override"));
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(ProcessConfig.newBuilder().addCommand("printenv").addCommand(var)
-                .putEnvVars(var, "conformance-override").build());
-        Expect.ok(r, "Execute [printenv " + var + "]");
+        ExecResult r = Expect.ok(() -> ctx.client().execute(Command.of("printenv", var).env(var, "conformance-override")),
+                "Execute [printenv " + var + "]");
         Expect.equal("printenv " + var + " with env_vars {" + var + ": conformance-override} (daemon value "
-                + Bytes.excerpt(daemon.get(var), 60) + ")", "conformance-override\n", r.value().getStdout().toStringUtf8());
+                + Expect.excerpt(daemon.get(var), 60) + ")", "conformance-override\n", r.stdout().toStringUtf8());
     }
 
     static void cmd006(CheckContext ctx) {
         String dir = ctx.mkdir();
         String want = join(ctx.suite().rootAbs(), dir) + "\n";
-        GrpcResult<ExecuteResponse> plain = ctx.proc().execute(ProcessConfig.newBuilder().addCommand("printenv").addCommand("PWD").setCwd(dir).build());
-        Expect.ok(plain, "Execute [printenv PWD] cwd " + dir);
-        Expect.equal("PWD with cwd \"" + dir + "\"", want, plain.value().getStdout().toStringUtf8());
-        GrpcResult<ExecuteResponse> env = ctx.proc().execute(ProcessConfig.newBuilder().addCommand("printenv").addCommand("PWD").setCwd(dir)
-                .putEnvVars("CONFORMANCE", "1").build());
-        Expect.ok(env, "Execute [printenv PWD] cwd " + dir + " with env_vars");
-        Expect.equal("PWD with cwd \"" + dir + "\" and non-empty env_vars", want, env.value().getStdout().toStringUtf8());
+        ExecResult plain = Expect.ok(() -> ctx.client().execute(Command.of("printenv", "PWD").cwd(dir)), "Execute [printenv PWD] cwd " + dir);
+        Expect.equal("PWD with cwd \"" + dir + "\"", want, plain.stdout().toStringUtf8());
+        ExecResult env = Expect.ok(() -> ctx.client().execute(Command.of("printenv", "PWD").cwd(dir).env("CONFORMANCE", "1")),
+                "Execute [printenv PWD] cwd " + dir + " with env_vars");
+        Expect.equal("PWD with cwd \"" + dir + "\" and non-empty env_vars", want, env.stdout().toStringUtf8());
     }
 
     static String join(String rootAbs, String rel) {
@@ -274,21 +289,21 @@ public final class ProcessChecks {
     }
 
     static void cmd007(CheckContext ctx) throws Exception {
-        Expect.grpc(ctx.proc().execute(config("conformance-no-such-binary-7f3a")), Code.NOT_FOUND,
+        Expect.grpc(() -> ctx.client().execute(Command.of("conformance-no-such-binary-7f3a")), Code.NOT_FOUND,
                 "Execute [conformance-no-such-binary-7f3a]");
-        Expect.grpc(ctx.proc().execute(config("/conformance/no/such/binary")), Code.NOT_FOUND, "Execute [/conformance/no/such/binary]");
-        StartStream st = ctx.start(config("conformance-no-such-binary-7f3a"));
+        Expect.grpc(() -> ctx.client().execute(Command.of("/conformance/no/such/binary")), Code.NOT_FOUND, "Execute [/conformance/no/such/binary]");
+        StartRecorder st = ctx.start(Command.of("conformance-no-such-binary-7f3a"));
         ctx.end(st, END);
         Expect.that(st.status().getCode() == Code.NOT_FOUND,
                 "Start [conformance-no-such-binary-7f3a]: expected the stream to end with NOT_FOUND, got " + st.describe());
     }
 
     static void cmd008(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("noexec.sh"), Bytes.utf8("#!/bin/sh\necho should-not-run\n"));
-        ctx.sh("chmod 0644 " + io.sandboxd.conformance.suite.Paths.q(ctx.path("noexec.sh")));
+        ctx.putFixture(ctx.path("noexec.sh"), utf8("#!/bin/sh\necho should-not-run\n"));
+        ctx.sh("chmod 0644 " + Paths.q(ctx.path("noexec.sh")));
         String bin = join(ctx.suite().rootAbs(), ctx.path("noexec.sh"));
-        Expect.grpc(ctx.proc().execute(config(bin)), Code.PERMISSION_DENIED, "Execute [" + bin + "] (mode 0644)");
-        StartStream st = ctx.start(config(bin));
+        Expect.grpc(() -> ctx.client().execute(Command.of(bin)), Code.PERMISSION_DENIED, "Execute [" + bin + "] (mode 0644)");
+        StartRecorder st = ctx.start(Command.of(bin));
         ctx.end(st, END);
         Expect.that(st.status().getCode() == Code.PERMISSION_DENIED,
                 "Start [" + bin + "] (mode 0644): expected the stream to end with PERMISSION_DENIED, got " + st.describe());
@@ -298,7 +313,7 @@ public final class ProcessChecks {
         String root = ctx.suite().rootAbs();
         String dir = ctx.mkdir();
         String outside = Fixtures.outsideTarget(root);
-        ctx.sh("ln -s " + io.sandboxd.conformance.suite.Paths.q(outside) + " " + io.sandboxd.conformance.suite.Paths.q(ctx.path("out")));
+        ctx.sh("ln -s " + Paths.q(outside) + " " + Paths.q(ctx.path("out")));
         List<String[]> cases = List.of(
                 new String[]{"cwd \"../..\"", "../..", "pwd"},
                 new String[]{"cwd through a symlink to " + outside, ctx.path("out"), "pwd"},
@@ -306,16 +321,13 @@ public final class ProcessChecks {
                 new String[]{"missing cwd", ctx.path("missing"), "pwd"});
         List<String> leaks = new ArrayList<>();
         for (String[] c : cases) {
-            ProcessConfig.Builder b = ProcessConfig.newBuilder().addCommand(c[2]);
-            if (c[1] != null) {
-                b.setCwd(c[1]);
-            }
-            GrpcResult<ExecuteResponse> r = ctx.proc().execute(b.build());
-            Expect.that(!r.ok(), c[0] + ": expected an error status, got OK");
-            String msg = r.status().getDescription() == null ? "" : r.status().getDescription();
+            Command cmd = c[1] == null ? Command.of(c[2]) : Command.of(c[2]).cwd(c[1]);
+            Status r = Expect.statusOf(() -> ctx.client().execute(cmd));
+            Expect.that(!r.isOk(), c[0] + ": expected an error status, got OK");
+            String msg = r.getDescription() == null ? "" : r.getDescription();
             String leak = Fixtures.leakedPath(msg, root, c[1] == null ? c[2] : c[1]);
             if (leak != null) {
-                leaks.add(c[0] + " -> " + r.describe() + " reveals " + leak);
+                leaks.add(c[0] + " -> " + Expect.describe(r) + " reveals " + leak);
             }
         }
         Expect.that(leaks.isEmpty(), "error messages reveal host paths outside the root " + root + ": " + leaks);
@@ -324,43 +336,38 @@ public final class ProcessChecks {
     static final String PGRP_SCRIPT = "read -r pid comm state ppid pgrp sid rest < /proc/$$/stat; echo \"$$ $pgrp\"";
 
     static void cmd010(CheckContext ctx) throws Exception {
-        StartStream st = ctx.start(sh(PGRP_SCRIPT));
+        StartRecorder st = ctx.start(Command.shell(PGRP_SCRIPT));
         ctx.end(st, END);
         String[] f = st.stdoutText().trim().split(" ");
         Expect.that(f.length == 2 && f[0].equals(f[1]), "Start: the process must lead its own process group (pid == pgrp); `"
-                + PGRP_SCRIPT + "` printed " + Bytes.excerpt(st.stdoutText(), 80) + " in " + st.describe());
+                + PGRP_SCRIPT + "` printed " + Expect.excerpt(st.stdoutText(), 80) + " in " + st.describe());
     }
 
     static void cmd011(CheckContext ctx) {
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(sh(PGRP_SCRIPT));
-        Expect.ok(r, "Execute");
-        String out = r.value().getStdout().toStringUtf8();
+        ExecResult r = Expect.ok(() -> ctx.client().execute(Command.shell(PGRP_SCRIPT)), "Execute");
+        String out = r.stdout().toStringUtf8();
         String[] f = out.trim().split(" ");
         Expect.that(f.length == 2 && f[0].equals(f[1]), "Execute: the process must lead its own process group (pid == pgrp); `"
-                + PGRP_SCRIPT + "` printed " + Bytes.excerpt(out, 80));
+                + PGRP_SCRIPT + "` printed " + Expect.excerpt(out, 80));
     }
 
     static void cwd001(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("marker.txt"), Bytes.utf8("root-marker"));
+        ctx.putFixture(ctx.path("marker.txt"), utf8("root-marker"));
         for (String cwd : new String[]{null, ""}) {
-            ProcessConfig.Builder b = ProcessConfig.newBuilder().addCommand("cat").addCommand(ctx.path("marker.txt"));
-            if (cwd != null) {
-                b.setCwd(cwd);
-            }
-            GrpcResult<ExecuteResponse> r = ctx.proc().execute(b.build());
+            Command cat = Command.of("cat", ctx.path("marker.txt"));
+            Command cmd = cwd == null ? cat : cat.cwd(cwd);
             String what = "Execute [cat " + ctx.path("marker.txt") + "] with " + (cwd == null ? "cwd unset" : "cwd \"\"");
-            Expect.ok(r, what);
+            ExecResult r = Expect.ok(() -> ctx.client().execute(cmd), what);
             Expect.equal(what + " (file written by PUT /v1/files/" + ctx.path("marker.txt") + "): stdout", "root-marker",
-                    r.value().getStdout().toStringUtf8());
+                    r.stdout().toStringUtf8());
         }
     }
 
     static void cwdCat(CheckContext ctx, String cwd) throws Exception {
-        ctx.putFixture(ctx.path("sub/m.txt"), Bytes.utf8("in-sub"));
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(ProcessConfig.newBuilder().addCommand("cat").addCommand("m.txt").setCwd(cwd).build());
-        Expect.ok(r, "Execute [cat m.txt] with cwd \"" + cwd + "\"");
+        ctx.putFixture(ctx.path("sub/m.txt"), utf8("in-sub"));
+        ExecResult r = Expect.ok(() -> ctx.client().execute(Command.of("cat", "m.txt").cwd(cwd)), "Execute [cat m.txt] with cwd \"" + cwd + "\"");
         Expect.equal("Execute [cat m.txt] with cwd \"" + cwd + "\" where PUT wrote " + ctx.path("sub/m.txt") + ": stdout", "in-sub",
-                r.value().getStdout().toStringUtf8());
+                r.stdout().toStringUtf8());
     }
 
     static void cwd002(CheckContext ctx) throws Exception {
@@ -379,10 +386,10 @@ public final class ProcessChecks {
         Fixtures.requireConfinedRoot(ctx);
         String dir = ctx.mkdir();
         for (String cwd : new String[]{"..", "../..", dir + "/../../..", "/../.."}) {
-            Expect.grpc(ctx.proc().execute(ProcessConfig.newBuilder().addCommand("pwd").setCwd(cwd).build()), Code.PERMISSION_DENIED,
+            Expect.grpc(() -> ctx.client().execute(Command.of("pwd").cwd(cwd)), Code.PERMISSION_DENIED,
                     "Execute [pwd] with cwd \"" + cwd + "\"");
         }
-        StartStream st = ctx.start(ProcessConfig.newBuilder().addCommand("pwd").setCwd("../..").build(), null, END);
+        StartRecorder st = ctx.start(Command.of("pwd").cwd("../.."), END);
         ctx.end(st, END);
         Expect.that(st.status().getCode() == Code.PERMISSION_DENIED,
                 "Start [pwd] with cwd \"../..\": expected PERMISSION_DENIED, got " + st.describe());
@@ -392,37 +399,37 @@ public final class ProcessChecks {
         Fixtures.requireConfinedRoot(ctx);
         ctx.mkdir();
         String outside = Fixtures.outsideTarget(ctx.suite().rootAbs());
-        ctx.sh("ln -s " + io.sandboxd.conformance.suite.Paths.q(outside) + " " + io.sandboxd.conformance.suite.Paths.q(ctx.path("out")));
-        Expect.grpc(ctx.proc().execute(ProcessConfig.newBuilder().addCommand("pwd").setCwd(ctx.path("out")).build()), Code.PERMISSION_DENIED,
+        ctx.sh("ln -s " + Paths.q(outside) + " " + Paths.q(ctx.path("out")));
+        Expect.grpc(() -> ctx.client().execute(Command.of("pwd").cwd(ctx.path("out"))), Code.PERMISSION_DENIED,
                 "Execute [pwd] with cwd \"" + ctx.path("out") + "\" (a symlink to " + outside + ")");
     }
 
     static void cwd007(CheckContext ctx) {
         String cwd = ctx.path("no-such-dir-x9");
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(ProcessConfig.newBuilder().addCommand("printenv").addCommand("HOME").setCwd(cwd).build());
-        Expect.grpc(r, Code.NOT_FOUND, "Execute [printenv HOME] with missing cwd \"" + cwd + "\"");
-        String msg = r.status().getDescription() == null ? "" : r.status().getDescription();
+        Status r = Expect.grpc(() -> ctx.client().execute(Command.of("printenv", "HOME").cwd(cwd)), Code.NOT_FOUND,
+                "Execute [printenv HOME] with missing cwd \"" + cwd + "\"");
+        String msg = r.getDescription() == null ? "" : r.getDescription();
         Expect.that(msg.contains("no-such-dir-x9") && !msg.contains("printenv"),
-                "Execute with missing cwd \"" + cwd + "\": the NOT_FOUND message must name the cwd and not blame the binary, got " + r.describe());
+                "Execute with missing cwd \"" + cwd + "\": the NOT_FOUND message must name the cwd and not blame the binary, got " + Expect.describe(r));
     }
 
     static void cwd008(CheckContext ctx) throws Exception {
-        ctx.putFixture(ctx.path("afile.txt"), Bytes.utf8("x"));
-        Expect.grpc(ctx.proc().execute(ProcessConfig.newBuilder().addCommand("pwd").setCwd(ctx.path("afile.txt")).build()),
+        ctx.putFixture(ctx.path("afile.txt"), utf8("x"));
+        Expect.grpc(() -> ctx.client().execute(Command.of("pwd").cwd(ctx.path("afile.txt"))),
                 Code.INVALID_ARGUMENT, "Execute [pwd] with cwd \"" + ctx.path("afile.txt") + "\" (a regular file)");
     }
 
     // ---- §1.3 Start ----
 
     static void start001(CheckContext ctx) throws Exception {
-        StartStream st = ctx.start(sh("echo hi"));
+        StartRecorder st = ctx.start(Command.shell("echo hi"));
         ctx.init(st);
     }
 
     static void start002(CheckContext ctx) throws Exception {
-        StartStream st = ctx.start(sh("echo out; echo err >&2; exit 7"));
+        StartRecorder st = ctx.start(Command.shell("echo out; echo err >&2; exit 7"));
         ctx.end(st, END);
-        List<StartStream.Event> ev = st.events();
+        List<StartRecorder.Event> ev = st.events();
         long inits = ev.stream().filter(e -> e.message().hasInit()).count();
         long exits = ev.stream().filter(e -> e.message().hasExit()).count();
         Expect.that(st.status().isOk() && inits == 1 && exits == 1 && !ev.isEmpty() && ev.get(0).message().hasInit()
@@ -433,7 +440,7 @@ public final class ProcessChecks {
 
     static void start003(CheckContext ctx) throws Exception {
         for (int code : new int[]{0, 7, 255}) {
-            StartStream st = ctx.start(sh("exit " + code));
+            StartRecorder st = ctx.start(Command.shell("exit " + code));
             ctx.end(st, END);
             Expect.that(Integer.valueOf(code).equals(st.exitCode()), "Start [sh -c 'exit " + code + "']: expected exit{exit_code="
                     + code + "}, got " + st.describe());
@@ -441,24 +448,24 @@ public final class ProcessChecks {
     }
 
     static void start004(CheckContext ctx) throws Exception {
-        List<StartStream> streams = new ArrayList<>();
+        List<StartRecorder> streams = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            StartStream st = ctx.start(config("true"));
+            StartRecorder st = ctx.start(Command.of("true"));
             ctx.end(st, END);
             streams.add(st);
         }
-        List<StartStream> concurrent = new ArrayList<>();
+        List<StartRecorder> concurrent = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            concurrent.add(ctx.start(config("true")));
+            concurrent.add(ctx.start(Command.of("true")));
         }
-        for (StartStream st : concurrent) {
+        for (StartRecorder st : concurrent) {
             ctx.end(st, END);
         }
         streams.addAll(concurrent);
         Set<Integer> seen = new HashSet<>();
         List<Integer> ids = new ArrayList<>();
-        for (StartStream st : streams) {
-            List<StartStream.Event> ev = st.events();
+        for (StartRecorder st : streams) {
+            List<StartRecorder.Event> ev = st.events();
             int id = !ev.isEmpty() && ev.get(0).message().hasInit() ? ev.get(0).message().getInit().getProcessId() : 0;
             ids.add(id);
             Expect.that(id > 0, "Start [true]: expected init{process_id > 0}, got " + st.describe());
@@ -468,10 +475,10 @@ public final class ProcessChecks {
     }
 
     static void start005(CheckContext ctx) throws Exception {
-        StartStream st = ctx.start(config("cat"));
+        StartRecorder st = ctx.start(Command.of("cat"));
         int pid = ctx.init(st);
-        Expect.ok(ctx.proc().write(pid, Bytes.utf8("early")), "WriteStdin right after init");
-        Expect.ok(ctx.proc().eof(pid), "WriteStdin eof right after init");
+        Expect.ok(() -> ctx.client().writeStdin(pid, utf8("early")), "WriteStdin right after init");
+        Expect.ok(() -> ctx.client().closeStdin(pid), "WriteStdin eof right after init");
         ctx.end(st, END);
         Expect.that("early".equals(st.stdoutText()) && Integer.valueOf(0).equals(st.exitCode()),
                 "Start [cat], input \"early\" and eof sent as soon as init arrived: expected stdout \"early\" and exit 0, got " + st.describe());
@@ -480,17 +487,17 @@ public final class ProcessChecks {
         int attempts = 8;
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(attempts);
         try {
-            List<java.util.concurrent.Future<StartStream>> started = new ArrayList<>();
+            List<java.util.concurrent.Future<StartRecorder>> started = new ArrayList<>();
             for (int i = 0; i < attempts; i++) {
                 started.add(pool.submit(() -> {
-                    StartStream sl = ctx.start(config("sleep", "30"));
+                    StartRecorder sl = ctx.start(Command.of("sleep", "30"));
                     int pid2 = ctx.init(sl);
-                    Expect.ok(ctx.proc().signal(pid2, 9), "SendSignal SIGKILL right after init");
+                    Expect.ok(() -> ctx.client().sendSignal(signal(pid2, 9)), "SendSignal SIGKILL right after init");
                     return sl;
                 }));
             }
-            for (java.util.concurrent.Future<StartStream> f : started) {
-                StartStream sl;
+            for (java.util.concurrent.Future<StartRecorder> f : started) {
+                StartRecorder sl;
                 try {
                     sl = f.get(30, TimeUnit.SECONDS);
                 } catch (java.util.concurrent.ExecutionException e) {
@@ -506,7 +513,7 @@ public final class ProcessChecks {
     }
 
     static void start006(CheckContext ctx) throws Exception {
-        StartStream st = ctx.start(sh("printf 'a\\000\\377\\001b'; printf 'E\\000\\376' >&2"));
+        StartRecorder st = ctx.start(Command.shell("printf 'a\\000\\377\\001b'; printf 'E\\000\\376' >&2"));
         ctx.end(st, END);
         Expect.bytes("Start stdout events of printf 'a\\000\\377\\001b' (" + st.describe() + ")", new byte[]{'a', 0, (byte) 0xff, 1, 'b'}, st.stdout());
         Expect.bytes("Start stderr events of printf 'E\\000\\376' >&2 (" + st.describe() + ")", new byte[]{'E', 0, (byte) 0xfe}, st.stderr());
@@ -514,7 +521,7 @@ public final class ProcessChecks {
 
     static void start007(CheckContext ctx) throws Exception {
         int n = 3000;
-        StartStream st = ctx.start(sh("i=0; while [ $i -lt " + n + " ]; do echo o$i; echo e$i >&2; i=$((i+1)); done"));
+        StartRecorder st = ctx.start(Command.shell("i=0; while [ $i -lt " + n + " ]; do echo o$i; echo e$i >&2; i=$((i+1)); done"));
         ctx.end(st, END);
         StringBuilder out = new StringBuilder();
         StringBuilder err = new StringBuilder();
@@ -522,18 +529,18 @@ public final class ProcessChecks {
             out.append('o').append(i).append('\n');
             err.append('e').append(i).append('\n');
         }
-        Expect.bytes("concatenated stdout events of 3000 interleaved stdout/stderr lines", Bytes.utf8(out.toString()), st.stdout());
-        Expect.bytes("concatenated stderr events of 3000 interleaved stdout/stderr lines", Bytes.utf8(err.toString()), st.stderr());
+        Expect.bytes("concatenated stdout events of 3000 interleaved stdout/stderr lines", utf8(out.toString()), st.stdout());
+        Expect.bytes("concatenated stderr events of 3000 interleaved stdout/stderr lines", utf8(err.toString()), st.stderr());
     }
 
     static void start008(CheckContext ctx) throws Exception {
         int chunk = ctx.options().streamChunkSize().orElseThrow(() -> new CheckSkipped(
                 "pass --stream-chunk-size N with the runtime's configured --stream-chunk-size to check the bound"));
         long total = 4L * chunk + 17;
-        StartStream st = ctx.start(sh("head -c " + total + " /dev/zero; head -c " + total + " /dev/zero >&2"));
+        StartRecorder st = ctx.start(Command.shell("head -c " + total + " /dev/zero; head -c " + total + " /dev/zero >&2"));
         ctx.end(st, END);
         int biggest = 0;
-        for (StartStream.Event e : st.events()) {
+        for (StartRecorder.Event e : st.events()) {
             biggest = Math.max(biggest, Math.max(e.message().getStdout().size(), e.message().getStderr().size()));
         }
         Expect.that(biggest <= chunk, "Start writing " + total + " bytes to stdout and stderr: an event carried " + biggest
@@ -543,36 +550,36 @@ public final class ProcessChecks {
     }
 
     static void start009(CheckContext ctx) throws Exception {
-        StartStream st = ctx.start(sh("echo first; sleep 2.5; echo second"));
+        StartRecorder st = ctx.start(Command.shell("echo first; sleep 2.5; echo second"));
         ctx.init(st);
         ctx.end(st, END);
         long init = st.events().get(0).nanos();
-        StartStream.Event first = st.events().stream().filter(e -> e.message().hasStdout()).findFirst()
+        StartRecorder.Event first = st.events().stream().filter(e -> e.message().hasStdout()).findFirst()
                 .orElseThrow(() -> fail("no stdout event: " + st.describe()));
         long ms = TimeUnit.NANOSECONDS.toMillis(first.nanos() - init);
         Expect.that(ms < 1500 && first.message().getStdout().toStringUtf8().startsWith("first"),
                 "Start [echo first; sleep 2.5; echo second]: expected \"first\" promptly (< 1.5 s after init), it arrived after "
-                        + ms + " ms as " + Bytes.excerpt(first.message().getStdout().toByteArray(), 40));
+                        + ms + " ms as " + Expect.excerpt(first.message().getStdout().toByteArray(), 40));
     }
 
     static void start010(CheckContext ctx) throws Exception {
         int n = 1 << 20;
-        StartStream st = ctx.start(sh("head -c " + n + " /dev/zero | tr '\\000' x; printf END"));
+        StartRecorder st = ctx.start(Command.shell("head -c " + n + " /dev/zero | tr '\\000' x; printf END"));
         ctx.end(st, END);
         byte[] out = st.stdout();
         String tail = new String(out, Math.max(0, out.length - 3), Math.min(3, out.length), StandardCharsets.ISO_8859_1);
         Expect.that(out.length == n + 3 && tail.equals("END"), "Start writing 1 MiB then \"END\": expected " + (n + 3)
-                + " stdout bytes ending in END before exit, got " + out.length + " bytes ending in " + Bytes.excerpt(tail, 10)
+                + " stdout bytes ending in END before exit, got " + out.length + " bytes ending in " + Expect.excerpt(tail, 10)
                 + "; exit " + st.exitCode());
     }
 
     static void start011(CheckContext ctx) throws Exception {
-        StartStream st = ctx.start(sh("sleep 8 & echo started"));
+        StartRecorder st = ctx.start(Command.shell("sleep 8 & echo started"));
         ctx.init(st);
         ctx.end(st, Duration.ofSeconds(20));
-        StartStream.Event started = st.events().stream().filter(e -> e.message().hasStdout()).findFirst()
+        StartRecorder.Event started = st.events().stream().filter(e -> e.message().hasStdout()).findFirst()
                 .orElseThrow(() -> fail("no stdout event: " + st.describe()));
-        StartStream.Event exit = st.exitEvent();
+        StartRecorder.Event exit = st.exitEvent();
         Expect.that(exit != null, "Start [sh -c 'sleep 8 & echo started']: expected an exit event, got " + st.describe());
         long ms = TimeUnit.NANOSECONDS.toMillis(exit.nanos() - started.nanos());
         Expect.that(ms <= 4500 && exit.message().getExit().getExitCode() == 0,
@@ -581,13 +588,13 @@ public final class ProcessChecks {
     }
 
     static void killGroupOnStreamEnd(CheckContext ctx, boolean cancel) throws Exception {
-        StartStream st = ctx.start(sh("sleep 300 & echo \"$$ $!\"; wait"), null, cancel ? Duration.ofSeconds(60) : Duration.ofSeconds(2));
+        StartRecorder st = ctx.start(Command.shell("sleep 300 & echo \"$$ $!\"; wait"), cancel ? Duration.ofSeconds(60) : Duration.ofSeconds(2));
         ctx.init(st);
         Expect.that(st.await(s -> s.stdoutText().trim().split(" ").length == 2, Duration.ofSeconds(10)),
                 "Start [sh -c 'sleep 300 & echo \"$$ $!\"; wait']: expected the two pids on stdout, got " + st.describe());
         String[] pids = st.stdoutText().trim().split(" ");
         if (cancel) {
-            st.cancel();
+            ctx.cancel(st);
         } else {
             st.awaitEnd(Duration.ofSeconds(10));
         }
@@ -599,36 +606,36 @@ public final class ProcessChecks {
     }
 
     static void start014(CheckContext ctx) throws Exception {
-        StartStream st = ctx.start(config("true"));
+        StartRecorder st = ctx.start(Command.of("true"));
         int pid = ctx.init(st);
         ctx.end(st, END);
-        Expect.grpc(ctx.proc().write(pid, Bytes.utf8("x")), Code.NOT_FOUND, "WriteStdin to process " + pid + " after its stream ended");
-        Expect.grpc(ctx.proc().signal(pid, 15), Code.NOT_FOUND, "SendSignal to process " + pid + " after its stream ended");
-        Expect.grpc(ctx.proc().resize(pid, 80, 24), Code.NOT_FOUND, "ResizeTTY of process " + pid + " after its stream ended");
+        Expect.grpc(() -> ctx.client().writeStdin(pid, utf8("x")), Code.NOT_FOUND, "WriteStdin to process " + pid + " after its stream ended");
+        Expect.grpc(() -> ctx.client().sendSignal(signal(pid, 15)), Code.NOT_FOUND, "SendSignal to process " + pid + " after its stream ended");
+        Expect.grpc(() -> ctx.client().resizeTty(pid, 80, 24), Code.NOT_FOUND, "ResizeTTY of process " + pid + " after its stream ended");
     }
 
     // ---- §1.4 Execute ----
 
     static void exec001(CheckContext ctx) {
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(sh("echo out; echo err >&2; exit 3"));
-        Expect.ok(r, "Execute [sh -c 'echo out; echo err >&2; exit 3'] (a non-zero exit is not an RPC error)");
-        Expect.equal("exit_code", 3, r.value().getExitCode());
-        Expect.equal("stdout", "out\n", r.value().getStdout().toStringUtf8());
-        Expect.equal("stderr", "err\n", r.value().getStderr().toStringUtf8());
+        ExecResult r = Expect.ok(() -> ctx.client().execute(Command.shell("echo out; echo err >&2; exit 3")),
+                "Execute [sh -c 'echo out; echo err >&2; exit 3'] (a non-zero exit is not an RPC error)");
+        Expect.equal("exit_code", 3, r.exitCode());
+        Expect.equal("stdout", "out\n", r.stdout().toStringUtf8());
+        Expect.equal("stderr", "err\n", r.stderr().toStringUtf8());
     }
 
     static void exec002(CheckContext ctx) {
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(config("cat"), Duration.ofSeconds(10));
-        Expect.ok(r, "Execute [cat] (stdin must be /dev/null, so cat ends at once)");
-        Expect.equal("Execute [cat] exit_code", 0, r.value().getExitCode());
-        Expect.equal("Execute [cat] stdout", "", r.value().getStdout().toStringUtf8());
+        ExecResult r = Expect.ok(() -> ctx.client().withCallTimeout(Duration.ofSeconds(10)).execute(Command.of("cat")),
+                "Execute [cat] (stdin must be /dev/null, so cat ends at once)");
+        Expect.equal("Execute [cat] exit_code", 0, r.exitCode());
+        Expect.equal("Execute [cat] stdout", "", r.stdout().toStringUtf8());
     }
 
     static void exec003(CheckContext ctx) throws Exception {
         String dir = ctx.mkdir();
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(sh("sleep 300 & echo \"$$ $!\" > pids; wait", dir, null), Duration.ofSeconds(2));
-        Expect.grpc(r, Code.DEADLINE_EXCEEDED, "Execute [sh -c 'sleep 300 & ...; wait'] with a 2 s deadline");
-        String[] pids = ctx.sh("cat " + io.sandboxd.conformance.suite.Paths.q(dir + "/pids")).trim().split(" ");
+        Expect.grpc(() -> ctx.client().withCallTimeout(Duration.ofSeconds(2)).execute(Command.shell("sleep 300 & echo \"$$ $!\" > pids; wait").cwd(dir)),
+                Code.DEADLINE_EXCEEDED, "Execute [sh -c 'sleep 300 & ...; wait'] with a 2 s deadline");
+        String[] pids = ctx.sh("cat " + Paths.q(dir + "/pids")).trim().split(" ");
         for (String p : pids) {
             Expect.that(ctx.suite().awaitGone(Long.parseLong(p), Duration.ofSeconds(8)), "after the Execute deadline passed, process "
                     + p + " of its group (shell " + pids[0] + ", background sleep " + pids[pids.length - 1] + ") was still alive 8 s later");
@@ -639,16 +646,16 @@ public final class ProcessChecks {
         int limit = ctx.options().executeOutputLimit();
         long n = 2L * limit;
         long total = n + 8;
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(sh("printf HEAD; head -c " + n + " /dev/zero | tr '\\000' x; printf TAIL; "
-                + "printf HEAD >&2; head -c " + n + " /dev/zero | tr '\\000' y >&2; printf TAIL >&2"), Duration.ofSeconds(60));
-        Expect.ok(r, "Execute printing " + total + " bytes to stdout and to stderr");
+        ExecResult r = Expect.ok(() -> ctx.client().withCallTimeout(Duration.ofSeconds(60)).execute(Command.shell("printf HEAD; head -c " + n
+                + " /dev/zero | tr '\\000' x; printf TAIL; printf HEAD >&2; head -c " + n + " /dev/zero | tr '\\000' y >&2; printf TAIL >&2")),
+                "Execute printing " + total + " bytes to stdout and to stderr");
         for (String stream : new String[]{"stdout", "stderr"}) {
-            byte[] kept = (stream.equals("stdout") ? r.value().getStdout() : r.value().getStderr()).toByteArray();
+            byte[] kept = (stream.equals("stdout") ? r.stdout() : r.stderr()).toByteArray();
             String head = new String(kept, 0, Math.min(4, kept.length), StandardCharsets.ISO_8859_1);
             String tail = new String(kept, Math.max(0, kept.length - 4), Math.min(4, kept.length), StandardCharsets.ISO_8859_1);
             Expect.that(kept.length <= limit && head.equals("HEAD") && tail.equals("TAIL"), stream + " of " + total
                     + " bytes with --execute-output-limit " + limit + ": expected at most " + limit + " bytes keeping head \"HEAD\" and tail \"TAIL\", got "
-                    + kept.length + " bytes starting " + Bytes.excerpt(head, 8) + " ending " + Bytes.excerpt(tail, 8));
+                    + kept.length + " bytes starting " + Expect.excerpt(head, 8) + " ending " + Expect.excerpt(tail, 8));
             String trailer = r.trailers().get(io.grpc.Metadata.Key.of("sandboxd-" + stream + "-truncated-bytes", io.grpc.Metadata.ASCII_STRING_MARSHALLER));
             Expect.equal("trailer sandboxd-" + stream + "-truncated-bytes (" + total + " written, " + kept.length + " kept)",
                     String.valueOf(total - kept.length), trailer == null ? null : trailer.trim());
@@ -656,20 +663,20 @@ public final class ProcessChecks {
     }
 
     static void exec005(CheckContext ctx) throws Exception {
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(config("yes"), Duration.ofSeconds(2));
-        Expect.grpc(r, Code.DEADLINE_EXCEEDED, "Execute [yes] with a 2 s deadline");
-        GrpcResult<ExecuteResponse> after = ctx.proc().execute(config("true"), Duration.ofSeconds(15));
-        Expect.ok(after, "Execute [true] right after Execute [yes] timed out");
+        Expect.grpc(() -> ctx.client().withCallTimeout(Duration.ofSeconds(2)).execute(Command.of("yes")), Code.DEADLINE_EXCEEDED,
+                "Execute [yes] with a 2 s deadline");
+        Expect.ok(() -> ctx.client().withCallTimeout(Duration.ofSeconds(15)).execute(Command.of("true")),
+                "Execute [true] right after Execute [yes] timed out");
         Expect.status(ctx.rest().get("/v1/health"), 200);
     }
 
     static void exec006(CheckContext ctx) {
         long t0 = System.nanoTime();
-        GrpcResult<ExecuteResponse> r = ctx.proc().execute(sh("sleep 8 & echo done"), Duration.ofSeconds(15));
+        ExecResult r = Expect.ok(() -> ctx.client().withCallTimeout(Duration.ofSeconds(15)).execute(Command.shell("sleep 8 & echo done")),
+                "Execute [sh -c 'sleep 8 & echo done'] (the background sleep holds stdout)");
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-        Expect.ok(r, "Execute [sh -c 'sleep 8 & echo done'] (the background sleep holds stdout)");
-        Expect.equal("stdout", "done\n", r.value().getStdout().toStringUtf8());
-        Expect.equal("exit_code", 0, r.value().getExitCode());
+        Expect.equal("stdout", "done\n", r.stdout().toStringUtf8());
+        Expect.equal("exit_code", 0, r.exitCode());
         Expect.that(ms <= 5000, "Execute [sh -c 'sleep 8 & echo done']: expected the response within 2 s of the leader's exit (5 s allowed from the call), it took " + ms + " ms");
     }
 }

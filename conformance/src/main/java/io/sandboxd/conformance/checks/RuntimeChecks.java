@@ -5,23 +5,23 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
-import io.sandboxd.api.process.v1.ExecuteRequest;
-import io.sandboxd.api.process.v1.ProcessConfig;
-import io.sandboxd.api.process.v1.ProcessServiceGrpc;
-import io.sandboxd.conformance.client.HttpResult;
-import io.sandboxd.conformance.client.ProcessClient;
-import io.sandboxd.conformance.client.RawHttpClient;
+import io.sandboxd.client.Command;
+import io.sandboxd.client.GrpcCallException;
+import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.conformance.suite.Check;
 import io.sandboxd.conformance.suite.CheckContext;
 import io.sandboxd.conformance.suite.CheckId;
 import io.sandboxd.conformance.suite.CheckSkipped;
 import io.sandboxd.conformance.suite.Expect;
+import io.sandboxd.conformance.suite.Reply;
+import io.sandboxd.conformance.suite.Rest;
 import tools.jackson.databind.JsonNode;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.time.Duration;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
@@ -29,12 +29,12 @@ import static io.sandboxd.conformance.suite.CheckId.*;
 import static io.sandboxd.conformance.suite.Expect.fail;
 import static io.sandboxd.conformance.suite.Paths.enc;
 
-/** Checks of CONTRACT §2.6 (health, metadata, metrics) and §3 (access token). */
+/** Checks of runtime-contract §2.6 (health, metadata, metrics) and §3 (access token). */
 public final class RuntimeChecks {
     /** Upstream withholds names containing any of these (substring, case-insensitive). */
     static final List<String> UPSTREAM_CREDENTIAL_SUBSTRINGS = List.of("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CRED", "KEY", "AUTH",
             "BEARER", "PRIVATE", "CERT");
-    /** CONTRACT §2.6: withheld when one of these is a whole '_'-separated word of the name. */
+    /** runtime-contract §2.6: withheld when one of these is a whole '_'-separated word of the name. */
     static final List<String> CREDENTIAL_WORDS = List.of("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "KEY", "AUTH", "CERT", "PRIVATE");
 
     private RuntimeChecks() {
@@ -49,7 +49,7 @@ public final class RuntimeChecks {
         m.put(AUTH_001, ctx -> restAuth(ctx, null));
         m.put(AUTH_002, ctx -> restAuth(ctx, token(ctx) + "-wrong"));
         m.put(AUTH_003, ctx -> {
-            HttpResult r = ctx.rest().withToken(null).get("/v1/health");
+            Reply r = ctx.rest().withToken(null).get("/v1/health");
             Expect.status(r, 200);
         });
         m.put(AUTH_004, RuntimeChecks::auth004);
@@ -57,7 +57,7 @@ public final class RuntimeChecks {
     }
 
     static void health001(CheckContext ctx) throws Exception {
-        HttpResult r = ctx.rest().get("/v1/health");
+        Reply r = ctx.rest().get("/v1/health");
         Expect.status(r, 200);
         Expect.equal(r.request() + ": Content-Type", "application/json", r.mediaType());
         JsonNode b = Expect.json(r);
@@ -67,7 +67,7 @@ public final class RuntimeChecks {
     }
 
     static Map<String, String> metadata(CheckContext ctx) throws Exception {
-        HttpResult r = ctx.rest().get("/v1/metadata");
+        Reply r = ctx.rest().get("/v1/metadata");
         Expect.status(r, 200);
         Expect.equal(r.request() + ": Content-Type", "application/json", r.mediaType());
         JsonNode b = Expect.json(r);
@@ -134,7 +134,7 @@ public final class RuntimeChecks {
     }
 
     static void metrics001(CheckContext ctx) throws Exception {
-        HttpResult r = ctx.rest().get("/metrics");
+        Reply r = ctx.rest().get("/metrics");
         Expect.status(r, 200);
         String mt = r.mediaType();
         Expect.that(mt.equals("text/plain") || mt.equals("application/openmetrics-text"), r.request()
@@ -154,7 +154,7 @@ public final class RuntimeChecks {
 
     static void restAuth(CheckContext ctx, String sent) throws Exception {
         token(ctx);
-        RawHttpClient c = ctx.rest().withToken(sent);
+        Rest c = ctx.rest().withToken(sent);
         for (String t : new String[]{"/v1/metadata", enc(ctx.suite().scratch()), "/metrics"}) {
             Expect.error(c.get(t), 401, "UNAUTHENTICATED");
         }
@@ -163,20 +163,15 @@ public final class RuntimeChecks {
 
     static void auth004(CheckContext ctx) {
         String token = token(ctx);
-        ExecuteRequest req = ExecuteRequest.newBuilder().setConfig(ProcessConfig.newBuilder().addCommand("true")).build();
         for (String sent : new String[]{null, token + "-wrong"}) {
-            ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(ctx.proc().rawChannel())
-                    .withDeadlineAfter(20, TimeUnit.SECONDS);
-            if (sent != null) {
-                stub = stub.withInterceptors(ProcessClient.bearer(sent));
-            }
+            SandboxdClient c = ctx.client().withToken(sent).withCallTimeout(Duration.ofSeconds(20));
             try {
-                stub.execute(req);
+                c.execute(Command.of("true"));
                 throw fail("Execute [true] " + (sent == null ? "without authorization metadata" : "with a wrong bearer token")
                         + ": expected UNAUTHENTICATED, got OK");
-            } catch (StatusRuntimeException e) {
-                Expect.that(e.getStatus().getCode() == Code.UNAUTHENTICATED, "Execute [true] " + (sent == null
-                        ? "without authorization metadata" : "with a wrong bearer token") + ": expected UNAUTHENTICATED, got " + e.getStatus());
+            } catch (GrpcCallException e) {
+                Expect.that(e.code() == Code.UNAUTHENTICATED, "Execute [true] " + (sent == null
+                        ? "without authorization metadata" : "with a wrong bearer token") + ": expected UNAUTHENTICATED, got " + e.status());
             }
         }
     }
@@ -184,7 +179,7 @@ public final class RuntimeChecks {
     static void auth005(CheckContext ctx) {
         token(ctx);
         try {
-            HealthCheckResponse r = HealthGrpc.newBlockingStub(ctx.proc().rawChannel()).withDeadlineAfter(20, TimeUnit.SECONDS)
+            HealthCheckResponse r = HealthGrpc.newBlockingStub(ctx.client().withToken(null).channel()).withDeadlineAfter(20, TimeUnit.SECONDS)
                     .check(HealthCheckRequest.getDefaultInstance());
             Expect.equal("grpc.health.v1.Health/Check without a token", HealthCheckResponse.ServingStatus.SERVING, r.getStatus());
         } catch (StatusRuntimeException e) {

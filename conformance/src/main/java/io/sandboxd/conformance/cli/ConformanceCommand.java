@@ -1,16 +1,19 @@
 package io.sandboxd.conformance.cli;
 
 import io.grpc.Status;
+import io.sandboxd.api.process.v1.WriteStdinRequest;
+import io.sandboxd.client.DaemonUnreachableException;
+import io.sandboxd.client.GrpcCallException;
 import io.sandboxd.conformance.checks.Registry;
-import io.sandboxd.conformance.client.GrpcResult;
-import io.sandboxd.conformance.client.HttpResult;
 import io.sandboxd.conformance.report.ConsoleReport;
 import io.sandboxd.conformance.report.JsonReport;
 import io.sandboxd.conformance.report.JunitXmlReport;
 import io.sandboxd.conformance.report.RunSummary;
 import io.sandboxd.conformance.suite.CheckId;
 import io.sandboxd.conformance.suite.CheckResult;
+import io.sandboxd.conformance.suite.Expect;
 import io.sandboxd.conformance.suite.Outcome;
+import io.sandboxd.conformance.suite.Reply;
 import io.sandboxd.conformance.suite.Runner;
 import io.sandboxd.conformance.suite.Suite;
 import io.sandboxd.conformance.suite.SuiteOptions;
@@ -32,8 +35,8 @@ import java.util.concurrent.Callable;
 /** The command line of the suite. Exit codes: 0 all selected checks passed, 1 a check failed, 2 usage or connection error. */
 @Command(name = "sandboxd-conformance", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
         versionProvider = ConformanceCommand.Version.class,
-        description = "Checks a KEP-539.2 runtime (gRPC process.v1.ProcessService + REST /v1 API) against the sandboxd CONTRACT, "
-                + "over the network only.",
+        description = "Checks a KEP-539.2 runtime (gRPC process.v1.ProcessService + REST /v1 API) against the sandboxd runtime contract "
+                + "(docs/runtime-contract.md), over the network only.",
         exitCodeOnInvalidInput = 2, exitCodeOnExecutionException = 2)
 public final class ConformanceCommand implements Callable<Integer> {
     static final int OK = 0;
@@ -173,7 +176,7 @@ public final class ConformanceCommand implements Callable<Integer> {
     /** Null when both endpoints answer; else a message saying which one does not and why. */
     static String preflight(Suite suite) {
         try {
-            HttpResult r = suite.rest().get("/v1/health");
+            Reply r = suite.rest().get("/v1/health");
             if (r.status() <= 0) {
                 return "the REST endpoint " + suite.options().restBase() + " did not answer HTTP";
             }
@@ -181,12 +184,22 @@ public final class ConformanceCommand implements Callable<Integer> {
             return "cannot reach the REST API at " + suite.options().restBase() + ": " + e.getMessage()
                     + " (is the runtime running and the port forwarded?)";
         }
-        GrpcResult<?> g = suite.process().write(io.sandboxd.api.process.v1.WriteStdinRequest.newBuilder().setProcessId(2_000_000_007).build(),
-                Duration.ofSeconds(15));
-        Status.Code c = g.code();
-        if (c == Status.Code.UNAVAILABLE || c == Status.Code.DEADLINE_EXCEEDED) {
-            return "cannot reach the gRPC ProcessService at " + suite.options().grpcTarget() + ": " + g.describe()
-                    + " (is the runtime running and the port forwarded? --grpc takes HOST:PORT of the plaintext HTTP/2 port)";
+        String hint = " (is the runtime running and the port forwarded? --grpc takes HOST:PORT of the plaintext HTTP/2 port)";
+        String target = suite.options().grpcTarget();
+        try {
+            suite.client().withCallTimeout(Duration.ofSeconds(15))
+                    .writeStdin(WriteStdinRequest.newBuilder().setProcessId(2_000_000_007).build());
+        } catch (DaemonUnreachableException e) {
+            // "cannot reach sandboxd gRPC at HOST:PORT: connection refused": keep the reason
+            String m = String.valueOf(e.getMessage());
+            int at = m.indexOf(e.address() + ": ");
+            return "cannot reach the gRPC ProcessService at " + target + ": "
+                    + (at >= 0 ? m.substring(at + e.address().length() + 2) : m) + hint;
+        } catch (GrpcCallException e) {
+            Status.Code c = e.code();
+            if (c == Status.Code.UNAVAILABLE || c == Status.Code.DEADLINE_EXCEEDED) {
+                return "cannot reach the gRPC ProcessService at " + target + ": " + Expect.describe(e.status()) + hint;
+            }
         }
         return null;
     }

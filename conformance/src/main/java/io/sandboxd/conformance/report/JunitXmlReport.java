@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** JUnit XML as CI systems read it: one testcase per check, classname = level and CONTRACT section. */
+/** JUnit XML as CI systems read it: one testcase per check, classname = level and runtime-contract section. */
 public final class JunitXmlReport {
     private JunitXmlReport() {
     }

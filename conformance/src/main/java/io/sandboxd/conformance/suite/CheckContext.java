@@ -1,22 +1,24 @@
 package io.sandboxd.conformance.suite;
 
-import io.sandboxd.api.process.v1.PTY;
-import io.sandboxd.api.process.v1.ProcessConfig;
-import io.sandboxd.conformance.client.HttpResult;
-import io.sandboxd.conformance.client.ProcessClient;
-import io.sandboxd.conformance.client.RawHttpClient;
-import io.sandboxd.conformance.client.StartStream;
+import io.sandboxd.api.process.v1.StartRequest;
+import io.sandboxd.api.process.v1.StartResponse;
+import io.sandboxd.client.Command;
+import io.sandboxd.client.RemoteProcess;
+import io.sandboxd.client.RestCallException;
+import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.client.StartRecorder;
 
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** What one check sees: the suite, its own directory under the scratch dir, and streams to clean up. */
 public final class CheckContext {
     private final Suite suite;
     private final CheckId id;
-    private final List<StartStream> streams = new ArrayList<>();
+    private final Map<StartRecorder, RemoteProcess> streams = new IdentityHashMap<>();
 
     public CheckContext(Suite suite, CheckId id) {
         this.suite = suite;
@@ -27,12 +29,13 @@ public final class CheckContext {
         return suite;
     }
 
-    public RawHttpClient rest() {
+    public Rest rest() {
         return suite.rest();
     }
 
-    public ProcessClient proc() {
-        return suite.process();
+    /** The client library's view of the runtime: ProcessService calls, which throw on a non-OK status. */
+    public SandboxdClient client() {
+        return suite.client();
     }
 
     public SuiteOptions options() {
@@ -49,11 +52,12 @@ public final class CheckContext {
         return dir() + "/" + name;
     }
 
-    /** Writes a fixture file through PUT (parents created); any 2xx is accepted. */
-    public void putFixture(String relPath, byte[] content) throws Exception {
-        HttpResult r = rest().put(Paths.enc(relPath), content, "Content-Type", "application/octet-stream");
-        if (r.status() / 100 != 2) {
-            throw new FixtureFailed("fixture PUT " + relPath + " failed: " + r.describe());
+    /** Writes a fixture file through PUT (parents created). */
+    public void putFixture(String relPath, byte[] content) {
+        try {
+            suite.client().write(relPath, content);
+        } catch (RestCallException e) {
+            throw new FixtureFailed("fixture PUT " + relPath + " failed: " + e.getMessage());
         }
     }
 
@@ -67,22 +71,40 @@ public final class CheckContext {
         return suite.sh(script);
     }
 
-    /** Starts a stream that is cancelled after the check if it is still open. */
-    public StartStream start(ProcessConfig config, PTY pty, Duration deadline) {
-        StartStream s = proc().start(config, pty, deadline);
+    /** Starts a stream, recorded; it is cancelled after the check if it is still open. */
+    public StartRecorder start(StartRequest request, Duration deadline) {
+        StartRecorder recorder = new StartRecorder();
+        RemoteProcess p = client().withStreamDeadline(deadline).start(request, recorder);
         synchronized (streams) {
-            streams.add(s);
+            streams.put(recorder, p);
         }
-        return s;
+        return recorder;
     }
 
-    public StartStream start(ProcessConfig config) {
-        return start(config, null, Duration.ofSeconds(60));
+    public StartRecorder start(Command command, Duration deadline) {
+        return start(command.toStartRequest(), deadline);
     }
 
-    /** Waits for init or fails with what the stream did instead. */
-    public int init(StartStream s) throws InterruptedException {
-        int pid = s.awaitInit(Duration.ofSeconds(10));
+    /** Starts a stream with the suite's default deadline (60 s). */
+    public StartRecorder start(Command command) {
+        return start(command, Suite.STREAM_DEADLINE);
+    }
+
+    /** Cancels a stream this context started (the runtime must then kill the process group). */
+    public void cancel(StartRecorder stream) {
+        RemoteProcess p;
+        synchronized (streams) {
+            p = streams.get(stream);
+        }
+        p.cancel();
+    }
+
+    /** Waits for the first message, which must be init with a process id > 0, or fails with what the stream did instead. */
+    public int init(StartRecorder s) {
+        s.await(r -> r.eventCount() > 0, Duration.ofSeconds(10));
+        List<StartRecorder.Event> ev = s.events();
+        StartResponse first = ev.isEmpty() ? null : ev.get(0).message();
+        int pid = first != null && first.hasInit() ? first.getInit().getProcessId() : 0;
         if (pid <= 0) {
             throw Expect.fail("Start: expected a first message init{process_id > 0} within 10 s, got " + s.describe());
         }
@@ -90,7 +112,7 @@ public final class CheckContext {
     }
 
     /** Waits for the end of the stream or fails. */
-    public void end(StartStream s, Duration timeout) throws InterruptedException {
+    public void end(StartRecorder s, Duration timeout) {
         if (!s.awaitEnd(timeout)) {
             throw Expect.fail("Start: stream did not end within " + timeout.toSeconds() + " s; so far " + s.describe());
         }
@@ -98,10 +120,10 @@ public final class CheckContext {
 
     void cleanup() {
         synchronized (streams) {
-            for (StartStream s : streams) {
-                if (!s.isEnded()) {
+            for (RemoteProcess p : streams.values()) {
+                if (!p.isEnded()) {
                     try {
-                        s.cancel();
+                        p.cancel();
                     } catch (RuntimeException ignored) {
                         // best effort
                     }

@@ -5,8 +5,8 @@ import static io.sandboxd.conformance.suite.Level.RECOMMENDED;
 
 /**
  * Every check of the suite, in run order. The id is stable: vendors file bugs against it, so never
- * renumber or reuse one; retire it instead. {@code section} is the CONTRACT.md section the statement
- * comes from; {@code level} is CORE for a [wire] statement and RECOMMENDED for an [ours] one.
+ * renumber or reuse one; retire it instead. {@code section} is the section of docs/runtime-contract.md
+ * the statement comes from; {@code level} is CORE for a [wire] statement and RECOMMENDED for an [ours] one.
  */
 public enum CheckId {
     // §1.1 wire shape
@@ -198,7 +198,7 @@ public enum CheckId {
         return level;
     }
 
-    /** The CONTRACT.md section, e.g. {@code 2.4}. */
+    /** The section of docs/runtime-contract.md, e.g. {@code 2.4} (runtime-contract §2.4). */
     public String section() {
         return section;
     }

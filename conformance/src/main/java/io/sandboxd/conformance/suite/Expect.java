@@ -1,24 +1,29 @@
 package io.sandboxd.conformance.suite;
 
 import io.grpc.Status;
-import io.sandboxd.conformance.client.Bytes;
-import io.sandboxd.conformance.client.GrpcResult;
-import io.sandboxd.conformance.client.HttpResult;
+import io.grpc.StatusRuntimeException;
+import io.sandboxd.client.DaemonUnreachableException;
+import io.sandboxd.client.GrpcCallException;
+import io.sandboxd.testkit.raw.RawHttp;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * Assertions whose failure messages tell an implementer what was expected and what came back
- * (status, code, headers, bytes).
+ * (status, code, headers, bytes). gRPC calls go through the client library, which throws on a
+ * non-OK status; {@link #statusOf} turns that back into the status the checks compare.
  */
 public final class Expect {
     static final JsonMapper JSON = JsonMapper.builder().build();
 
-    /** CONTRACT §2.2: the code that goes with each status. */
+    /** runtime-contract §2.2: the code that goes with each status. */
     public static final Map<Integer, String> CODE_OF_STATUS = Map.of(400, "INVALID_ARGUMENT", 401, "UNAUTHENTICATED",
             403, "PERMISSION_DENIED", 404, "NOT_FOUND", 409, "CONFLICT", 412, "PRECONDITION_FAILED",
             507, "INSUFFICIENT_STORAGE", 500, "INTERNAL", 503, "UNAVAILABLE");
@@ -36,14 +41,14 @@ public final class Expect {
         }
     }
 
-    public static void status(HttpResult r, int expected) {
+    public static void status(Reply r, int expected) {
         if (r.status() != expected) {
             throw fail(r.request() + ": expected status " + expected + ", got " + r.describe());
         }
     }
 
     /** Status plus a JSON error body carrying {@code code}. Returns the body. */
-    public static JsonNode error(HttpResult r, int expectedStatus, String expectedCode) {
+    public static JsonNode error(Reply r, int expectedStatus, String expectedCode) {
         status(r, expectedStatus);
         JsonNode body = errorBody(r);
         String code = body.path("code").isString() ? body.path("code").stringValue() : null;
@@ -54,8 +59,8 @@ public final class Expect {
         return body;
     }
 
-    /** CONTRACT §2.2: application/json and {code, message} both non-empty strings, code matching the status. */
-    public static JsonNode errorBody(HttpResult r) {
+    /** runtime-contract §2.2: application/json and {code, message} both non-empty strings, code matching the status. */
+    public static JsonNode errorBody(Reply r) {
         if (!r.mediaType().equals("application/json")) {
             throw fail(r.request() + ": expected an error with Content-Type application/json and a {\"code\",\"message\"} body, got "
                     + r.describe());
@@ -89,7 +94,7 @@ public final class Expect {
     }
 
     /** The "message" of a JSON error body, or the raw body text when it is not one. */
-    public static String messageOf(HttpResult r) {
+    public static String messageOf(Reply r) {
         try {
             JsonNode n = JSON.readTree(r.body());
             String m = n == null ? null : str(n.get("message"));
@@ -99,7 +104,7 @@ public final class Expect {
         }
     }
 
-    public static JsonNode json(HttpResult r) {
+    public static JsonNode json(Reply r) {
         try {
             JsonNode n = JSON.readTree(r.body());
             if (n == null || n.isMissingNode()) {
@@ -114,14 +119,51 @@ public final class Expect {
         }
     }
 
-    public static void grpc(GrpcResult<?> r, Status.Code expected, String call) {
-        if (r.code() != expected) {
-            throw fail(call + ": expected gRPC status " + expected + ", got " + r.describe());
+    /**
+     * The status a gRPC call ended with: OK, or the one its exception carries (the client's
+     * {@link GrpcCallException} or a raw stub's {@link StatusRuntimeException}); a runtime that
+     * cannot be reached is UNAVAILABLE.
+     */
+    public static Status statusOf(Runnable call) {
+        try {
+            call.run();
+            return Status.OK;
+        } catch (GrpcCallException e) {
+            return e.status();
+        } catch (StatusRuntimeException e) {
+            return e.getStatus();
+        } catch (DaemonUnreachableException e) {
+            return Status.UNAVAILABLE.withDescription(e.getMessage()).withCause(e);
         }
     }
 
-    public static void ok(GrpcResult<?> r, String call) {
-        grpc(r, Status.Code.OK, call);
+    /** {@code CODE "description"}. */
+    public static String describe(Status s) {
+        String d = s.getDescription();
+        return s.getCode() + (d == null ? "" : " \"" + d + "\"");
+    }
+
+    public static Status grpc(Status s, Status.Code expected, String call) {
+        if (s.getCode() != expected) {
+            throw fail(call + ": expected gRPC status " + expected + ", got " + describe(s));
+        }
+        return s;
+    }
+
+    /** Runs a gRPC call that must end with {@code expected}; returns its status (e.g. for the description). */
+    public static Status grpc(Runnable call, Status.Code expected, String what) {
+        return grpc(statusOf(call), expected, what);
+    }
+
+    public static void ok(Runnable call, String what) {
+        grpc(call, Status.Code.OK, what);
+    }
+
+    /** Runs a gRPC call that must succeed; returns its value. */
+    public static <T> T ok(Supplier<T> call, String what) {
+        AtomicReference<T> value = new AtomicReference<>();
+        grpc(() -> value.set(call.get()), Status.Code.OK, what);
+        return value.get();
     }
 
     public static void equal(String what, Object expected, Object actual) {
@@ -133,18 +175,31 @@ public final class Expect {
     public static void bytes(String what, byte[] expected, byte[] actual) {
         if (!Arrays.equals(expected, actual)) {
             int i = Arrays.mismatch(expected, actual);
-            throw fail(what + ": expected " + expected.length + " bytes " + Bytes.excerpt(expected, 80) + ", got "
-                    + actual.length + " bytes " + Bytes.excerpt(actual, 80) + " (first difference at offset " + i + ")");
+            throw fail(what + ": expected " + expected.length + " bytes " + excerpt(expected, 80) + ", got "
+                    + actual.length + " bytes " + excerpt(actual, 80) + " (first difference at offset " + i + ")");
         }
     }
 
     private static String render(Object o) {
         if (o instanceof String s) {
-            return Bytes.excerpt(s, 200);
+            return excerpt(s, 200);
         }
         if (o instanceof byte[] b) {
-            return Bytes.excerpt(b, 200);
+            return excerpt(b, 200);
         }
         return String.valueOf(o);
+    }
+
+    /** Bytes for humans reading a failure: printable ASCII as is, the rest escaped, cut at {@code max}. */
+    public static String excerpt(byte[] b, int max) {
+        return RawHttp.excerpt(b, max);
+    }
+
+    public static String excerpt(String s, int max) {
+        return RawHttp.excerpt(utf8(s), max);
+    }
+
+    public static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -1,7 +1,7 @@
 package io.sandboxd.conformance.suite;
 
 /**
- * How binding a check is. {@code CORE} checks come from CONTRACT statements labelled [wire]: a
+ * How binding a check is. {@code CORE} checks come from runtime-contract statements labelled [wire]: a
  * runtime that fails one is not compatible with the upstream SDKs. {@code RECOMMENDED} checks come
  * from [ours] statements: better behaviour that sandboxd implements and recommends.
  */

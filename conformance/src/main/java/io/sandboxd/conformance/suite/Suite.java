@@ -1,11 +1,10 @@
 package io.sandboxd.conformance.suite;
 
 import io.grpc.Status;
-import io.sandboxd.api.process.v1.ExecuteResponse;
-import io.sandboxd.conformance.client.GrpcResult;
-import io.sandboxd.conformance.client.HttpResult;
-import io.sandboxd.conformance.client.ProcessClient;
-import io.sandboxd.conformance.client.RawHttpClient;
+import io.sandboxd.client.Command;
+import io.sandboxd.client.ExecResult;
+import io.sandboxd.client.RestCallException;
+import io.sandboxd.client.SandboxdClient;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -13,15 +12,23 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The shared state of one run: the two clients, the scratch directory every fixture lives in, and
- * facts about the runtime learned once through its own API (root path, environment, uid).
+ * The shared state of one run: the client library's view of the runtime (gRPC calls and the
+ * fixtures' REST calls), the raw REST side the checks examine, the scratch directory every fixture
+ * lives in, and facts about the runtime learned once through its own API (root path, environment,
+ * uid).
  */
 public final class Suite implements AutoCloseable {
+    /** Unary calls: the bound every call had before the suite used the client library. */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+    /** Start streams (unless a check sets its own) and fixture uploads. */
+    static final Duration STREAM_DEADLINE = Duration.ofSeconds(60);
+
     private final SuiteOptions options;
-    private final RawHttpClient rest;
-    private final ProcessClient process;
+    private final Rest rest;
+    private final SandboxdClient client;
     private final String scratch;
     private String rootAbs;
     private Map<String, String> daemonEnv;
@@ -29,8 +36,9 @@ public final class Suite implements AutoCloseable {
 
     public Suite(SuiteOptions options) {
         this.options = options;
-        this.rest = new RawHttpClient(options.restBase(), options.token(), 30_000);
-        this.process = new ProcessClient(options.grpcTarget(), options.token());
+        this.rest = new Rest(options.restBase(), options.token(), CALL_TIMEOUT);
+        this.client = SandboxdClient.builder().grpcTarget(options.grpcTarget()).restBase(options.restBase().toString())
+                .token(options.token()).callTimeout(CALL_TIMEOUT).streamDeadline(STREAM_DEADLINE).build();
         byte[] r = new byte[4];
         new SecureRandom().nextBytes(r);
         this.scratch = "conformance-" + HexFormat.of().formatHex(r);
@@ -40,12 +48,12 @@ public final class Suite implements AutoCloseable {
         return options;
     }
 
-    public RawHttpClient rest() {
+    public Rest rest() {
         return rest;
     }
 
-    public ProcessClient process() {
-        return process;
+    public SandboxdClient client() {
+        return client;
     }
 
     /** Relative path (from the runtime's root) of this run's scratch directory. */
@@ -54,24 +62,29 @@ public final class Suite implements AutoCloseable {
     }
 
     /** Creates the scratch directory through REST (PUT creates parents), tolerating any 2xx. */
-    public void createScratch() throws Exception {
-        HttpResult put = rest.put(Paths.enc(scratch + "/.created-by-conformance"), new byte[0]);
-        if (put.status() / 100 != 2) {
-            throw new FixtureFailed("cannot create the scratch directory " + scratch + ": " + put.describe());
+    public void createScratch() {
+        try {
+            client.write(scratch + "/.created-by-conformance", new byte[0]);
+        } catch (RestCallException e) {
+            throw new FixtureFailed("cannot create the scratch directory " + scratch + ": " + e.getMessage());
         }
-        rest.delete(Paths.enc(scratch + "/.created-by-conformance"));
+        try {
+            client.delete(scratch + "/.created-by-conformance");
+        } catch (RestCallException e) {
+            // the marker stays; the scratch directory exists, which is what counts
+        }
     }
 
     /** Removes the scratch directory (recursive DELETE); returns a warning or null. */
     public String removeScratch() {
         try {
-            // Undo permission fixtures first so a non-root runtime can delete everything.
-            process.execute(ProcessClient.sh("chmod -R u+rwx " + Paths.q(scratch) + " 2>/dev/null; true"), Duration.ofSeconds(20));
-            HttpResult r = rest.delete(Paths.enc(scratch) + "?recursive=true");
-            if (r.status() / 100 != 2 && r.status() != 404) {
-                return "could not remove scratch directory " + scratch + ": " + r.describe();
-            }
+            // Undo permission fixtures first so a non-root runtime can delete everything (whatever it answers).
+            Expect.statusOf(() -> client.withCallTimeout(Duration.ofSeconds(20))
+                    .execute(Command.shell("chmod -R u+rwx " + Paths.q(scratch) + " 2>/dev/null; true")));
+            client.delete(scratch, true);
             return null;
+        } catch (RestCallException e) {
+            return e.httpStatus() == 404 ? null : "could not remove scratch directory " + scratch + ": " + e.getMessage();
         } catch (Exception e) {
             return "could not remove scratch directory " + scratch + ": " + e;
         }
@@ -79,15 +92,17 @@ public final class Suite implements AutoCloseable {
 
     /** Runs {@code sh -c script} in the root; fixture failure unless it exits 0. Returns stdout. */
     public String sh(String script) {
-        GrpcResult<ExecuteResponse> r = process.execute(ProcessClient.sh(script), Duration.ofSeconds(30));
-        if (!r.ok()) {
-            throw new FixtureFailed("fixture command `" + script + "` failed: Execute returned " + r.describe());
+        AtomicReference<ExecResult> result = new AtomicReference<>();
+        Status s = Expect.statusOf(() -> result.set(client.execute(Command.shell(script))));
+        if (!s.isOk()) {
+            throw new FixtureFailed("fixture command `" + script + "` failed: Execute returned " + Expect.describe(s));
         }
-        if (r.value().getExitCode() != 0) {
-            throw new FixtureFailed("fixture command `" + script + "` exited " + r.value().getExitCode() + ", stderr "
-                    + io.sandboxd.conformance.client.Bytes.excerpt(r.value().getStderr().toByteArray(), 200));
+        ExecResult r = result.get();
+        if (r.exitCode() != 0) {
+            throw new FixtureFailed("fixture command `" + script + "` exited " + r.exitCode() + ", stderr "
+                    + Expect.excerpt(r.stderr().toByteArray(), 200));
         }
-        return r.value().getStdout().toString(StandardCharsets.UTF_8);
+        return r.stdout().toString(StandardCharsets.UTF_8);
     }
 
     /** The root's absolute real path as processes see it (Execute `pwd -P` without cwd). */
@@ -142,12 +157,8 @@ public final class Suite implements AutoCloseable {
         }
     }
 
-    public static boolean isUnavailable(Status s) {
-        return s.getCode() == Status.Code.UNAVAILABLE;
-    }
-
     @Override
     public void close() {
-        process.close();
+        client.close();
     }
 }

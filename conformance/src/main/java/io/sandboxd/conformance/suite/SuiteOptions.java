@@ -5,10 +5,9 @@ import java.util.OptionalInt;
 
 /**
  * What the suite knows about the runtime under test besides its addresses: values of the runtime's
- * own settings that some checks need (unset means "unknown", and those checks use the CONTRACT
- * default or skip with the reason).
+ * own settings that some checks need (unset means "unknown", and those checks use the
+ * runtime-contract default or skip with the reason).
  */
 public record SuiteOptions(String grpcTarget, URI restBase, String token, OptionalInt streamChunkSize,
                            int executeOutputLimit, String metadataEnvPrefix, boolean allowRootWipe) {
-    public static final int DEFAULT_EXECUTE_OUTPUT_LIMIT = 1024 * 1024;
 }

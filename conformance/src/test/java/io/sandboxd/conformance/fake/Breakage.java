@@ -1,6 +1,6 @@
 package io.sandboxd.conformance.fake;
 
-/** One deliberate deviation from the CONTRACT that the fake runtime can be told to make. */
+/** One deliberate deviation from the runtime contract (docs/runtime-contract.md) that the fake runtime can be told to make. */
 public enum Breakage {
     /** REST: a missing file answers 400 instead of 404. */
     MISSING_IS_400,

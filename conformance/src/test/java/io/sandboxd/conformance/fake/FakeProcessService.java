@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A small, test-only ProcessService: real processes via ProcessBuilder, a pty via util-linux
- * {@code script}. Enough of CONTRACT §1 for the suite's basic process checks, plus switches that
+ * {@code script}. Enough of runtime-contract §1 for the suite's basic process checks, plus switches that
  * break one behaviour at a time.
  */
 final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase {

@@ -26,7 +26,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * A small, test-only REST side of a runtime over a real directory: enough of CONTRACT §2 for the
+ * A small, test-only REST side of a runtime over a real directory: enough of runtime-contract §2 for the
  * suite's REST checks to pass, plus switches that break one behaviour at a time.
  */
 final class FakeRest implements AutoCloseable {
