@@ -32,7 +32,7 @@ class DaemonJarIT {
         Files.createDirectories(root.resolve("d"));
         Files.writeString(root.resolve("d/.sandboxd-upload-0123456789ab-1.tmp"), "stale from a crash");
         try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(root).withEnv("SANDBOX_ID", "sb-7")
-                .withEnv("SANDBOX_API_KEY", "k").withReadyTimeout(Duration.ofSeconds(60)).withLogName("DaemonJarIT-jar")
+                .withEnv("SANDBOX_API_KEY", "k").withReadyTimeout(Duration.ofSeconds(60)).withLogs(tmp, "daemon")
                 .start()) {
             long startup = d.readyAfter().toNanos();
             Thread.sleep(2000);
@@ -54,7 +54,7 @@ class DaemonJarIT {
         assertThat(launcher).isExecutable();
         // the launcher gets JAVA_HOME = this JVM's java.home from DaemonSpec
         try (RunningDaemon d = DaemonSpec.launcherScript(launcher).withRootDir(tmp.resolve("ws"))
-                .withReadyTimeout(Duration.ofSeconds(120)).withLogName("DaemonJarIT-launcher").start()) {
+                .withReadyTimeout(Duration.ofSeconds(120)).withLogs(tmp, "daemon").start()) {
             assertThat(status(d, "/v1/files/")).isEqualTo(200);
             d.signal("TERM");
             assertThat(d.awaitExit(Duration.ofSeconds(30))).hasValue(0);
@@ -64,7 +64,7 @@ class DaemonJarIT {
     @Test
     void badFlagExits2WithOneLineBeforeListening() throws Exception {
         try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(tmp.resolve("ws")).withArgs("--shutdown-timeout", "soon")
-                .withLogName("DaemonJarIT-badflag").launch()) {
+                .withLogs(tmp, "daemon").launch()) {
             assertThat(d.awaitExit(Duration.ofSeconds(60))).hasValue(2);
             // stdout and stderr together, as the old merged log
             List<String> lines = Stream.concat(d.stdout().lines(), d.stderr().lines()).toList();

@@ -47,7 +47,7 @@ class LargeFileIT {
     void oneGibibyteUpAndDownWithA64MiBHeap() throws Exception {
         Path root = tmp.resolve("ws");
         try (RunningDaemon d = DaemonSpec.packagedJar().withJvmOptions("-Xmx64m").withRootDir(root)
-                .withArgs("--log-format", "json").withReadyTimeout(Duration.ofSeconds(60)).withLogName("LargeFileIT").start()) {
+                .withArgs("--log-format", "json").withReadyTimeout(Duration.ofSeconds(60)).withLogs(tmp, "daemon").start()) {
             String url = d.restBase() + "/v1/files/big%2Fone.bin";
 
             MessageDigest up = MessageDigest.getInstance("SHA-256");

@@ -27,7 +27,7 @@ class ExecuteBoundedMemoryIT {
     @Test
     void aGigabyteOfOutputComesBackAsHeadAndTailWithinTheLimit() throws Exception {
         try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(root.toRealPath()).withJvmOptions("-Xmx64m", "-XX:+UseSerialGC")
-                .withReadyTimeout(Duration.ofSeconds(60)).withLogName("ExecuteBoundedMemoryIT").start();
+                .withReadyTimeout(Duration.ofSeconds(60)).start();
              DaemonChannel ch = DaemonChannel.to(d)) {
             AtomicReference<Metadata> trailers = new AtomicReference<>();
             ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(ch.channel)

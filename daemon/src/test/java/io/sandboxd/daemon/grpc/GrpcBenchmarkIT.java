@@ -41,7 +41,7 @@ class GrpcBenchmarkIT {
     void measure() throws Exception {
         Assumptions.assumeTrue(Boolean.getBoolean("sandboxd.bench"), "benchmarks run with -Dsandboxd.bench=true");
         try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(root.toRealPath()).withJvmOptions(LAUNCHER_OPTS)
-                .withReadyTimeout(Duration.ofSeconds(60)).withLogName("GrpcBenchmarkIT").start();
+                .withReadyTimeout(Duration.ofSeconds(60)).start();
              DaemonChannel ch = DaemonChannel.to(d)) {
             ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(ch.channel);
             Thread.sleep(2000);

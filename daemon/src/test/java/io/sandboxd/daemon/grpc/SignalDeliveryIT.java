@@ -35,7 +35,7 @@ class SignalDeliveryIT {
     @Test
     void aSignalSentTheMomentInitArrivesIsNeverLost(@TempDir Path root) throws Exception {
         try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(root.toRealPath()).withJvmOptions("-Xmx64m")
-                .withReadyTimeout(Duration.ofSeconds(60)).withLogName("SignalDeliveryIT-init").start();
+                .withReadyTimeout(Duration.ofSeconds(60)).start();
              DaemonChannel ch = DaemonChannel.to(d)) {
             ProcessServiceGrpc.ProcessServiceStub async = ProcessServiceGrpc.newStub(ch.channel);
             ProcessServiceGrpc.ProcessServiceBlockingStub blocking = ProcessServiceGrpc.newBlockingStub(ch.channel);
@@ -66,7 +66,7 @@ class SignalDeliveryIT {
         // A non-interactive shell's trap '' makes SIGINT ignored; exec keeps that for the JVM.
         try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(root.toRealPath())
                 .withWrapper("/bin/sh", "-c", "trap '' INT; exec \"$@\"", "sh").withJvmOptions("-Xmx64m")
-                .withReadyTimeout(Duration.ofSeconds(60)).withLogName("SignalDeliveryIT-sigint").start();
+                .withReadyTimeout(Duration.ofSeconds(60)).start();
              DaemonChannel ch = DaemonChannel.to(d)) {
             assertThat(ProcStatus.read(d.pid()).orElseThrow().sigIgnMask() & 2L).as("daemon starts with SIGINT ignored").isEqualTo(2L);
             StartCollector c = new StartCollector();
