@@ -1,14 +1,19 @@
 package io.sandboxd.daemon.cli;
 
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.Poll;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.raw.RawHttp;
+import io.sandboxd.testkit.raw.RawRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,11 +22,8 @@ class DaemonJarIT {
     @TempDir
     Path tmp;
 
-    private static List<String> javaJar(String... jvmOpts) {
-        List<String> c = new ArrayList<>(JarProcess.java());
-        c.addAll(List.of(jvmOpts));
-        c.addAll(List.of("-jar", JarProcess.jar().toString()));
-        return c;
+    private static int status(RunningDaemon d, String path) throws Exception {
+        return RawHttp.exchange("127.0.0.1", d.restPort(), RawRequest.get(path).closing(), Duration.ofSeconds(5)).status();
     }
 
     @Test
@@ -29,55 +31,55 @@ class DaemonJarIT {
         Path root = tmp.resolve("ws");
         Files.createDirectories(root.resolve("d"));
         Files.writeString(root.resolve("d/.sandboxd-upload-0123456789ab-1.tmp"), "stale from a crash");
-        try (JarProcess d = JarProcess.start(javaJar(), root, tmp, Map.of("SANDBOX_ID", "sb-7", "SANDBOX_API_KEY", "k"))) {
-            long startup = d.awaitHealthy(60);
+        try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(root).withEnv("SANDBOX_ID", "sb-7")
+                .withEnv("SANDBOX_API_KEY", "k").withReadyTimeout(Duration.ofSeconds(60)).withLogs(tmp, "daemon")
+                .start()) {
+            long startup = d.readyAfter().toNanos();
             Thread.sleep(2000);
             System.out.printf("startup-to-healthy %d ms, idle RSS %d MiB%n",
-                    TimeUnit.NANOSECONDS.toMillis(startup), d.rssKiB() / 1024);
-            assertThat(d.status("/v1/files/d")).isEqualTo(200);
-            assertThat(d.status("/v1/metadata")).isEqualTo(200);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (Files.exists(root.resolve("d/.sandboxd-upload-0123456789ab-1.tmp")) && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+                    TimeUnit.NANOSECONDS.toMillis(startup), d.observer().rssBytes() / 1024 / 1024);
+            assertThat(status(d, "/v1/files/d")).isEqualTo(200);
+            assertThat(status(d, "/v1/metadata")).isEqualTo(200);
+            Poll.until(Duration.ofSeconds(20), () -> !Files.exists(root.resolve("d/.sandboxd-upload-0123456789ab-1.tmp")));
             assertThat(root.resolve("d/.sandboxd-upload-0123456789ab-1.tmp")).doesNotExist();
-            d.sigterm();
-            assertThat(d.process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(d.process.exitValue()).isZero();
-            assertThat(Files.readString(d.log)).contains("rest GET /v1/files/d status=200");
+            d.signal("TERM");
+            assertThat(d.awaitExit(Duration.ofSeconds(30))).hasValue(0);
+            assertThat(d.stdout() + d.stderr()).contains("rest GET /v1/files/d status=200");
         }
     }
 
     @Test
     void launcherScriptStartsTheDaemonAndExits0OnSigterm() throws Exception {
-        Path launcher = JarProcess.repoRoot().resolve("sandboxd");
+        Path launcher = DaemonSpec.repoRoot().resolve("sandboxd");
         assertThat(launcher).isExecutable();
-        try (JarProcess d = JarProcess.start(List.of(launcher.toString()), tmp.resolve("ws"), tmp,
-                Map.of("JAVA_HOME", System.getProperty("java.home")))) {
-            d.awaitHealthy(120);
-            assertThat(d.status("/v1/files/")).isEqualTo(200);
-            d.sigterm();
-            assertThat(d.process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(d.process.exitValue()).isZero();
+        // the launcher gets JAVA_HOME = this JVM's java.home from DaemonSpec
+        try (RunningDaemon d = DaemonSpec.launcherScript(launcher).withRootDir(tmp.resolve("ws"))
+                .withReadyTimeout(Duration.ofSeconds(120)).withLogs(tmp, "daemon").start()) {
+            assertThat(status(d, "/v1/files/")).isEqualTo(200);
+            d.signal("TERM");
+            assertThat(d.awaitExit(Duration.ofSeconds(30))).hasValue(0);
         }
     }
 
     @Test
     void badFlagExits2WithOneLineBeforeListening() throws Exception {
-        try (JarProcess d = JarProcess.start(javaJar(), tmp.resolve("ws"), tmp, Map.of(), "--shutdown-timeout", "soon")) {
-            assertThat(d.process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assertThat(d.process.exitValue()).isEqualTo(2);
-            List<String> lines = Files.readAllLines(d.log);
+        try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(tmp.resolve("ws")).withArgs("--shutdown-timeout", "soon")
+                .withLogs(tmp, "daemon").launch()) {
+            assertThat(d.awaitExit(Duration.ofSeconds(60))).hasValue(2);
+            // stdout and stderr together, as the old merged log
+            List<String> lines = Stream.concat(d.stdout().lines(), d.stderr().lines()).toList();
             assertThat(lines).hasSize(1);
             assertThat(lines.get(0)).startsWith("sandboxd: ").contains("--shutdown-timeout");
-            assertThat(d.status("/v1/health")).isEqualTo(-1);
+            assertThat(d.healthStatus()).isEqualTo(-1);
         }
     }
 
     @Test
     void versionPrintsAndExits0() throws Exception {
-        List<String> c = new ArrayList<>(javaJar());
-        c.add("--version");
+        // DaemonSpec always adds the port and root flags: the bare --version runs by hand
+        String jar = System.getProperty("sandboxd.jar", "target/sandboxd.jar");
+        assertThat(Path.of(jar)).as("packaged jar (run mvn package first)").isRegularFile();
+        List<String> c = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar, "--version");
         Process p = new ProcessBuilder(c).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();

@@ -3,6 +3,7 @@ package io.sandboxd.daemon.cli;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.TestConfig;
 import io.sandboxd.daemon.metrics.Metrics;
+import io.sandboxd.testkit.FreePorts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,12 +30,6 @@ class DaemonStartTest {
 
     private static Daemon daemon(DaemonConfig config) {
         return new Daemon(config, new Metrics(), TestConfig.silentLog());
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     private static boolean bindable(int port) {
@@ -65,7 +60,7 @@ class DaemonStartTest {
 
     @Test
     void restPortTakenFailsStartAndShutdownClosesGrpc() throws Exception {
-        int grpcPort = freePort();
+        int grpcPort = FreePorts.pick();
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Daemon d = daemon(config(grpcPort, taken.getLocalPort()));
             assertThatThrownBy(d::start).isInstanceOf(IOException.class).hasMessageContaining("REST listener");
@@ -76,7 +71,7 @@ class DaemonStartTest {
 
     @Test
     void grpcPortTakenFailsStartAndShutdownClosesRest() throws Exception {
-        int restPort = freePort();
+        int restPort = FreePorts.pick();
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Daemon d = daemon(config(taken.getLocalPort(), restPort));
             assertThatThrownBy(d::start).isInstanceOf(IOException.class);

@@ -1,5 +1,9 @@
 package io.sandboxd.daemon.cli;
 
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.raw.RawHttp;
+import io.sandboxd.testkit.raw.RawRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -10,10 +14,8 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.HexFormat;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,10 +46,9 @@ class LargeFileIT {
     @Test
     void oneGibibyteUpAndDownWithA64MiBHeap() throws Exception {
         Path root = tmp.resolve("ws");
-        try (JarProcess d = JarProcess.start(List.of(JarProcess.java().get(0), "-Xmx64m", "-jar", JarProcess.jar().toString()),
-                root, tmp, Map.of(), "--log-format", "json")) {
-            d.awaitHealthy(60);
-            String url = "http://127.0.0.1:" + d.restPort + "/v1/files/big%2Fone.bin";
+        try (RunningDaemon d = DaemonSpec.packagedJar().withJvmOptions("-Xmx64m").withRootDir(root)
+                .withArgs("--log-format", "json").withReadyTimeout(Duration.ofSeconds(60)).withLogs(tmp, "daemon").start()) {
+            String url = d.restBase() + "/v1/files/big%2Fone.bin";
 
             MessageDigest up = MessageDigest.getInstance("SHA-256");
             HttpURLConnection put = (HttpURLConnection) URI.create(url).toURL().openConnection();
@@ -67,7 +68,7 @@ class LargeFileIT {
             }
             assertThat(put.getResponseCode()).isEqualTo(204);
             long putNanos = System.nanoTime() - t0;
-            long rssAfterPut = d.rssKiB();
+            long rssAfterPut = d.observer().rssBytes() / 1024;
             assertThat(Files.size(root.resolve("big/one.bin"))).isEqualTo(SIZE);
 
             MessageDigest down = MessageDigest.getInstance("SHA-256");
@@ -90,13 +91,13 @@ class LargeFileIT {
             String upHex = HexFormat.of().formatHex(up.digest());
             assertThat(HexFormat.of().formatHex(down.digest())).isEqualTo(upHex);
             System.out.printf("1 GiB PUT %.0f MiB/s, GET %.0f MiB/s, daemon RSS after PUT %d MiB, after GET %d MiB (-Xmx64m)%n",
-                    1024 / (putNanos / 1e9), 1024 / (getNanos / 1e9), rssAfterPut / 1024, d.rssKiB() / 1024);
+                    1024 / (putNanos / 1e9), 1024 / (getNanos / 1e9), rssAfterPut / 1024, d.observer().rssBytes() / 1024 / 1024);
 
-            assertThat(d.status("/v1/health")).isEqualTo(200);
-            d.sigterm();
-            assertThat(d.process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(d.process.exitValue()).isZero();
-            assertThat(Files.readString(d.log)).doesNotContain("OutOfMemoryError");
+            assertThat(RawHttp.exchange("127.0.0.1", d.restPort(), RawRequest.get("/v1/health").closing(), Duration.ofSeconds(5))
+                    .status()).isEqualTo(200);
+            d.signal("TERM");
+            assertThat(d.awaitExit(Duration.ofSeconds(30))).hasValue(0);
+            assertThat(d.stdout() + d.stderr()).doesNotContain("OutOfMemoryError");
         } finally {
             Files.deleteIfExists(root.resolve("big/one.bin"));
         }

@@ -17,6 +17,7 @@ import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.ProcessConfig;
 import io.sandboxd.api.process.v1.ProcessServiceGrpc;
+import io.sandboxd.testkit.Poll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -103,10 +105,7 @@ class AuthHealthReflectionTest {
             assertThat(d.blocking().execute(TRUE).getExitCode()).isZero();
             assertThat(code(() -> d.blocking().execute(ExecuteRequest.getDefaultInstance()))).isEqualTo(Status.Code.INVALID_ARGUMENT);
             // The log line and the timer are recorded right after the call closed: wait for both.
-            long end = System.currentTimeMillis() + 10_000;
-            while (executeLines(buf).size() < 2 && System.currentTimeMillis() < end) {
-                Thread.sleep(10);
-            }
+            Poll.until(Duration.ofSeconds(10), () -> executeLines(buf).size() >= 2);
             String scrape = d.metrics.scrape();
             assertThat(scrape).contains("sandboxd_grpc_server_duration_seconds_count{method=\"process.v1.ProcessService/Execute\",status=\"OK\"} 1");
             assertThat(scrape).contains("sandboxd_grpc_server_duration_seconds_count{method=\"process.v1.ProcessService/Execute\",status=\"INVALID_ARGUMENT\"} 1");

@@ -6,10 +6,13 @@ import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.ExecuteResponse;
 import io.sandboxd.api.process.v1.ProcessConfig;
 import io.sandboxd.api.process.v1.ProcessServiceGrpc;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.RunningDaemon;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -23,9 +26,11 @@ class ExecuteBoundedMemoryIT {
 
     @Test
     void aGigabyteOfOutputComesBackAsHeadAndTailWithinTheLimit() throws Exception {
-        try (JarDaemon d = JarDaemon.start(root.toRealPath(), List.of("-Xmx64m", "-XX:+UseSerialGC"))) {
+        try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(root.toRealPath()).withJvmOptions("-Xmx64m", "-XX:+UseSerialGC")
+                .withReadyTimeout(Duration.ofSeconds(60)).start();
+             DaemonChannel ch = DaemonChannel.to(d)) {
             AtomicReference<Metadata> trailers = new AtomicReference<>();
-            ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(d.channel)
+            ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(ch.channel)
                     .withDeadlineAfter(300, TimeUnit.SECONDS)
                     .withInterceptors(MetadataUtils.newCaptureMetadataInterceptor(new AtomicReference<>(), trailers));
             ExecuteResponse r = stub.execute(ExecuteRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
@@ -45,7 +50,7 @@ class ExecuteBoundedMemoryIT {
             assertThat(bg.getStderr().toStringUtf8()).isEqualTo("leader-done\n");
             assertThat(bg.getStdout().size()).isEqualTo(limit);
             long t0 = System.nanoTime();
-            java.util.Iterator<io.sandboxd.api.process.v1.StartResponse> it = ProcessServiceGrpc.newBlockingStub(d.channel)
+            java.util.Iterator<io.sandboxd.api.process.v1.StartResponse> it = ProcessServiceGrpc.newBlockingStub(ch.channel)
                     .withDeadlineAfter(120, TimeUnit.SECONDS).start(io.sandboxd.api.process.v1.StartRequest.newBuilder()
                             .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of("sh", "-c", "yes & sleep 0.3; exit 4"))).build());
             int exit = -1;
@@ -60,7 +65,7 @@ class ExecuteBoundedMemoryIT {
             // Still healthy and serving afterwards.
             assertThat(stub.execute(ExecuteRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
                     .addCommand("true")).build()).getExitCode()).isZero();
-            assertThat(d.process.isAlive()).isTrue();
+            assertThat(d.isAlive()).isTrue();
         }
     }
 }

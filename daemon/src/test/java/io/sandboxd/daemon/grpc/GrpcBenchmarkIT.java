@@ -5,11 +5,15 @@ import io.sandboxd.api.process.v1.ProcessConfig;
 import io.sandboxd.api.process.v1.ProcessServiceGrpc;
 import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.Poll;
+import io.sandboxd.testkit.RunningDaemon;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -36,10 +40,12 @@ class GrpcBenchmarkIT {
     @Test
     void measure() throws Exception {
         Assumptions.assumeTrue(Boolean.getBoolean("sandboxd.bench"), "benchmarks run with -Dsandboxd.bench=true");
-        try (JarDaemon d = JarDaemon.start(root.toRealPath(), LAUNCHER_OPTS)) {
-            ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(d.channel);
+        try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(root.toRealPath()).withJvmOptions(LAUNCHER_OPTS)
+                .withReadyTimeout(Duration.ofSeconds(60)).start();
+             DaemonChannel ch = DaemonChannel.to(d)) {
+            ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(ch.channel);
             Thread.sleep(2000);
-            long idle = d.rssKib();
+            long idle = d.observer().rssBytes() / 1024;
 
             ExecuteRequest tru = ExecuteRequest.newBuilder().setConfig(cmd("/bin/true")).build();
             for (int i = 0; i < 300; i++) {
@@ -82,19 +88,16 @@ class GrpcBenchmarkIT {
             List<StartCollector> live = new ArrayList<>();
             for (int i = 0; i < 500; i++) {
                 StartCollector c = new StartCollector();
-                ProcessServiceGrpc.newStub(d.channel).withDeadlineAfter(300, TimeUnit.SECONDS)
+                ProcessServiceGrpc.newStub(ch.channel).withDeadlineAfter(300, TimeUnit.SECONDS)
                         .start(StartRequest.newBuilder().setConfig(cmd("sh", "-c", "echo up; exec sleep 120")).build(), c);
                 live.add(c);
             }
             for (StartCollector c : live) {
-                long end = System.currentTimeMillis() + 60_000;
-                while (!c.stdout().equals("up\n") && System.currentTimeMillis() < end) {
-                    Thread.sleep(5);
-                }
+                Poll.until(Duration.ofSeconds(60), () -> c.stdout().equals("up\n"));
                 assertThat(c.stdout()).isEqualTo("up\n");
             }
             Thread.sleep(1000);
-            long busy = d.rssKib();
+            long busy = d.observer().rssBytes() / 1024;
             System.out.printf("BENCH rss idle=%d MiB, with 500 live streams=%d MiB (after the runs above)%n", idle / 1024, busy / 1024);
         }
     }

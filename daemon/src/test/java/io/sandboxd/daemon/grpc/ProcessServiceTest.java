@@ -14,6 +14,8 @@ import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
+import io.sandboxd.testkit.Poll;
+import io.sandboxd.testkit.proc.ProcessTable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -23,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -141,10 +144,7 @@ class ProcessServiceTest {
     void aLoneEchoArrivesWhileTheProcessStillRuns() throws Exception {
         StartCollector c = start(cmd("sh", "-c", "echo first; sleep 30"));
         int id = c.pid();
-        long end = System.currentTimeMillis() + 20_000;
-        while (!c.stdout().equals("first\n") && System.currentTimeMillis() < end) {
-            Thread.sleep(5);
-        }
+        Poll.until(Duration.ofSeconds(20), () -> c.stdout().equals("first\n"));
         assertThat(c.stdout()).isEqualTo("first\n");
         assertThat(c.status).isNotDone();
         signal(id, Signal.SIGNAL_SIGKILL);
@@ -271,7 +271,8 @@ class ProcessServiceTest {
                 .setConfig(cmd("sh", "-c", "echo $$ > exec-deadline.pid; sleep 300 & sleep 300")).build())))
                 .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
         long sid = Long.parseLong(Files.readString(pidFile).trim());
-        assertThat(ProcFs.awaitSessionGone(sid, 10_000)).isEmpty();
+        Poll.until(Duration.ofMillis(10_000), () -> ProcessTable.read().liveInSession(sid).isEmpty());
+        assertThat(ProcessTable.read().liveInSession(sid)).isEmpty();
     }
 
     // ---- §1.5 WriteStdin
@@ -342,15 +343,14 @@ class ProcessServiceTest {
         StartCollector c = start(cmd("sh", "-c", "echo $$; sleep 300 & sleep 300"));
         int id = c.pid();
         long sid = awaitFirstLine(c);
-        long end = System.currentTimeMillis() + 20_000;
-        while (ProcFs.liveInSession(sid).size() < 2 && System.currentTimeMillis() < end) {
-            Thread.sleep(10); // the shell forks its sleeps after printing its pid
-        }
-        assertThat(ProcFs.liveInSession(sid)).hasSizeGreaterThanOrEqualTo(2);
+        // the shell forks its sleeps after printing its pid
+        Poll.until(Duration.ofSeconds(20), () -> ProcessTable.read().liveInSession(sid).size() >= 2);
+        assertThat(ProcessTable.read().liveInSession(sid)).hasSizeGreaterThanOrEqualTo(2);
         signal(id, Signal.SIGNAL_SIGTERM);
         assertThat(c.await().isOk()).isTrue();
         assertThat(c.exitCode()).isEqualTo(143);
-        assertThat(ProcFs.awaitSessionGone(sid, 10_000)).isEmpty();
+        Poll.until(Duration.ofMillis(10_000), () -> ProcessTable.read().liveInSession(sid).isEmpty());
+        assertThat(ProcessTable.read().liveInSession(sid)).isEmpty();
     }
 
     @Test
@@ -360,17 +360,15 @@ class ProcessServiceTest {
         ctx.run(() -> d.async().start(StartRequest.newBuilder()
                 .setConfig(cmd("sh", "-c", "echo $$; sleep 300 & sleep 300")).build(), c));
         long sid = awaitFirstLine(c);
-        assertThat(ProcFs.liveInSession(sid)).isNotEmpty();
+        assertThat(ProcessTable.read().liveInSession(sid)).isNotEmpty();
         ctx.cancel(null);
-        assertThat(ProcFs.awaitSessionGone(sid, 10_000)).isEmpty();
+        Poll.until(Duration.ofMillis(10_000), () -> ProcessTable.read().liveInSession(sid).isEmpty());
+        assertThat(ProcessTable.read().liveInSession(sid)).isEmpty();
         assertThat(c.await().getCode()).isEqualTo(Status.Code.CANCELLED);
     }
 
     static long awaitFirstLine(StartCollector c) throws InterruptedException {
-        long end = System.currentTimeMillis() + 20_000;
-        while (!c.stdout().contains("\n") && System.currentTimeMillis() < end) {
-            Thread.sleep(5);
-        }
+        Poll.until(Duration.ofSeconds(20), () -> c.stdout().contains("\n"));
         return Long.parseLong(c.stdout().split("\n")[0].trim());
     }
 

@@ -12,12 +12,14 @@ import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
 import io.grpc.StatusRuntimeException;
+import io.sandboxd.testkit.Poll;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -127,10 +129,7 @@ class PtyTest {
     void aResizeIsSeenByTheProgram() throws Exception {
         StartCollector c = startPty(80, 24, "sh", "-c", "stty size; read x; stty size");
         int id = c.pid();
-        long end = System.currentTimeMillis() + 20_000;
-        while (!c.stdout().contains("24 80") && System.currentTimeMillis() < end) {
-            Thread.sleep(10);
-        }
+        Poll.until(Duration.ofSeconds(20), () -> c.stdout().contains("24 80"));
         d.blocking().resizeTTY(ResizeTTYRequest.newBuilder().setProcessId(id).setCols(132).setRows(50).build());
         d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id).setInput(ByteString.copyFromUtf8("\n")).build());
         assertThat(c.await().isOk()).isTrue();
@@ -176,10 +175,7 @@ class PtyTest {
     void stdinLargerThanTheTerminalQueueArrivesWhole() throws Exception {
         StartCollector c = startPty(80, 24, "sh", "-c", "stty -echo; echo ready; wc -c");
         int id = c.pid();
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!c.stdout().contains("ready") && System.nanoTime() < until) {
-            Thread.sleep(10);
-        }
+        Poll.until(Duration.ofSeconds(30), () -> c.stdout().contains("ready"));
         StringBuilder lines = new StringBuilder();
         for (int i = 0; i < 2048; i++) {
             lines.append("x".repeat(99)).append('\n');

@@ -10,6 +10,8 @@ import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.PTY;
 import io.sandboxd.api.process.v1.ProcessConfig;
 import io.sandboxd.api.process.v1.StartRequest;
+import io.sandboxd.testkit.Poll;
+import io.sandboxd.testkit.proc.ProcessTable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,14 +62,14 @@ class ShutdownTest {
         d.async().start(StartRequest.newBuilder().setConfig(cmd("sh", "-c", "echo $$; sleep 300 &")).build(), left);
         long leftSid = ProcessServiceTest.awaitFirstLine(left);
         assertThat(left.await().isOk()).isTrue();
-        assertThat(ProcFs.liveInSession(leftSid)).isNotEmpty();
+        assertThat(ProcessTable.read().liveInSession(leftSid)).isNotEmpty();
         // ... and one that detached from the output entirely (its stream ended at once).
         StartCollector detached = new StartCollector();
         d.async().start(StartRequest.newBuilder().setConfig(cmd("sh", "-c",
                 "echo $$; sleep 300 > /dev/null 2>&1 < /dev/null &")).build(), detached);
         long detachedSid = ProcessServiceTest.awaitFirstLine(detached);
         assertThat(detached.await().isOk()).isTrue();
-        assertThat(ProcFs.liveInSession(detachedSid)).isNotEmpty();
+        assertThat(ProcessTable.read().liveInSession(detachedSid)).isNotEmpty();
         Thread.sleep(300);
 
         long t0 = System.nanoTime();
@@ -94,10 +96,13 @@ class ShutdownTest {
         }
         assertThat(streams.get(2).exitCode()).isEqualTo(3);
         for (long sid : sessions) {
-            assertThat(ProcFs.awaitSessionGone(sid, 5_000)).as("session %d", sid).isEmpty();
+            Poll.until(Duration.ofMillis(5_000), () -> ProcessTable.read().liveInSession(sid).isEmpty());
+            assertThat(ProcessTable.read().liveInSession(sid)).as("session %d", sid).isEmpty();
         }
-        assertThat(ProcFs.awaitSessionGone(leftSid, 5_000)).isEmpty();
-        assertThat(ProcFs.awaitSessionGone(detachedSid, 5_000)).isEmpty();
+        Poll.until(Duration.ofMillis(5_000), () -> ProcessTable.read().liveInSession(leftSid).isEmpty());
+        assertThat(ProcessTable.read().liveInSession(leftSid)).isEmpty();
+        Poll.until(Duration.ofMillis(5_000), () -> ProcessTable.read().liveInSession(detachedSid).isEmpty());
+        assertThat(ProcessTable.read().liveInSession(detachedSid)).isEmpty();
         // Execute children are terminated too: SIGTERM gives a normal response with 128+15.
         assertThat(exec.get()).isEqualTo("exit=143");
         d.channel.shutdownNow();

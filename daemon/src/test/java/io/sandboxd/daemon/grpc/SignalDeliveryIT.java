@@ -6,10 +6,14 @@ import io.sandboxd.api.process.v1.ProcessServiceGrpc;
 import io.sandboxd.api.process.v1.SendSignalRequest;
 import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.api.process.v1.StartRequest;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.proc.ProcStatus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -30,9 +34,11 @@ class SignalDeliveryIT {
 
     @Test
     void aSignalSentTheMomentInitArrivesIsNeverLost(@TempDir Path root) throws Exception {
-        try (JarDaemon d = JarDaemon.start(root.toRealPath(), List.of("-Xmx64m"))) {
-            ProcessServiceGrpc.ProcessServiceStub async = ProcessServiceGrpc.newStub(d.channel);
-            ProcessServiceGrpc.ProcessServiceBlockingStub blocking = ProcessServiceGrpc.newBlockingStub(d.channel);
+        try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(root.toRealPath()).withJvmOptions("-Xmx64m")
+                .withReadyTimeout(Duration.ofSeconds(60)).start();
+             DaemonChannel ch = DaemonChannel.to(d)) {
+            ProcessServiceGrpc.ProcessServiceStub async = ProcessServiceGrpc.newStub(ch.channel);
+            ProcessServiceGrpc.ProcessServiceBlockingStub blocking = ProcessServiceGrpc.newBlockingStub(ch.channel);
             List<StartCollector> streams = new ArrayList<>();
             for (int round = 0; round < 10; round++) {
                 List<StartCollector> batch = new ArrayList<>();
@@ -58,12 +64,14 @@ class SignalDeliveryIT {
     @Test
     void childrenHonourSigintWhenTheDaemonStartedWithItIgnored(@TempDir Path root) throws Exception {
         // A non-interactive shell's trap '' makes SIGINT ignored; exec keeps that for the JVM.
-        List<String> wrapper = List.of("/bin/sh", "-c", "trap '' INT; exec \"$@\"", "sh");
-        try (JarDaemon d = JarDaemon.start(root.toRealPath(), wrapper, List.of("-Xmx64m"))) {
-            assertThat(ProcFs.sigIgnMask(d.process.pid()) & 2L).as("daemon starts with SIGINT ignored").isEqualTo(2L);
+        try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(root.toRealPath())
+                .withWrapper("/bin/sh", "-c", "trap '' INT; exec \"$@\"", "sh").withJvmOptions("-Xmx64m")
+                .withReadyTimeout(Duration.ofSeconds(60)).start();
+             DaemonChannel ch = DaemonChannel.to(d)) {
+            assertThat(ProcStatus.read(d.pid()).orElseThrow().sigIgnMask() & 2L).as("daemon starts with SIGINT ignored").isEqualTo(2L);
             StartCollector c = new StartCollector();
-            ProcessServiceGrpc.newStub(d.channel).start(sleep(), c);
-            ProcessServiceGrpc.newBlockingStub(d.channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+            ProcessServiceGrpc.newStub(ch.channel).start(sleep(), c);
+            ProcessServiceGrpc.newBlockingStub(ch.channel).withDeadlineAfter(10, TimeUnit.SECONDS)
                     .sendSignal(SendSignalRequest.newBuilder().setProcessId(c.pid())
                             .setSignal(Signal.SIGNAL_SIGINT).build());
             assertThat(c.status.get(15, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.SandboxRoot;
+import io.sandboxd.testkit.Poll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -15,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -81,10 +83,7 @@ class PipeProcessTest {
         Recorder r = new Recorder(true);
         ManagedProcess p = core.start(cmd("/bin/sh", "-c", "echo hi; sleep 5"));
         p.pump(r);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-        while (r.stdout.size() == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        Poll.until(Duration.ofSeconds(3), () -> r.stdout.size() != 0);
         assertThat(r.stdout.toString(StandardCharsets.US_ASCII)).isEqualTo("hi\n");
         assertThat(p.finished()).isNotDone();
         p.killTree();

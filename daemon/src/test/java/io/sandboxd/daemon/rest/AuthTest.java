@@ -1,6 +1,8 @@
 package io.sandboxd.daemon.rest;
 
 import io.sandboxd.daemon.config.TestConfig;
+import io.sandboxd.testkit.raw.RawRequest;
+import io.sandboxd.testkit.raw.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,19 +19,19 @@ class AuthTest {
     @Test
     void everyRouteButHealthNeedsTheBearerToken() throws Exception {
         try (RestFixture f = new RestFixture(tmp, c -> TestConfig.withAuthToken(c, "s3cret"), Map.of())) {
-            assertThat(f.http.get("/v1/health").status()).isEqualTo(200);
+            assertThat(f.exchange(RawRequest.get("/v1/health")).status()).isEqualTo(200);
             for (String t : new String[] {"/v1/files/", "/v1/metadata", "/metrics", "/nope"}) {
-                TestHttp.Response r = f.http.get(t);
+                RawResponse r = f.exchange(RawRequest.get(t));
                 RestApiTest.assertError(r, 401, "UNAUTHENTICATED");
                 assertThat(r.text()).doesNotContain("s3cret");
             }
-            RestApiTest.assertError(f.http.send("GET", "/v1/files/", Map.of("Authorization", "Bearer wrong"), null),
+            RestApiTest.assertError(f.exchange(RawRequest.of("GET", "/v1/files/").header("Authorization", "Bearer wrong")),
                     401, "UNAUTHENTICATED");
-            RestApiTest.assertError(f.http.send("PUT", "/v1/files/x", Map.of("Authorization", "Basic s3cret"), new byte[1]),
+            RestApiTest.assertError(f.exchange(RawRequest.of("PUT", "/v1/files/x").header("Authorization", "Basic s3cret").body(new byte[1])),
                     401, "UNAUTHENTICATED");
             assertThat(f.root.resolve("x")).doesNotExist();
-            assertThat(f.http.send("GET", "/v1/files/", Map.of("Authorization", "Bearer s3cret"), null).status()).isEqualTo(200);
-            assertThat(f.http.send("PUT", "/v1/files/x", Map.of("Authorization", "bearer s3cret"), new byte[1]).status())
+            assertThat(f.exchange(RawRequest.of("GET", "/v1/files/").header("Authorization", "Bearer s3cret")).status()).isEqualTo(200);
+            assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/x").header("Authorization", "bearer s3cret").body(new byte[1])).status())
                     .isEqualTo(204);
         }
     }

@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.rest;
 
+import io.sandboxd.testkit.raw.RawRequest;
+import io.sandboxd.testkit.raw.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,10 +29,10 @@ class DiskFullTest {
         // needs CAP_SYS_ADMIN (root in a normal container); reported as skipped otherwise
         assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", root.toString()), "cannot mount a small tmpfs here");
         try (RestFixture f = new RestFixture(tmp)) {
-            assertThat(f.http.put("/v1/files/keep.txt", "old".getBytes()).status()).isEqualTo(204);
-            TestHttp.Response r = f.http.put("/v1/files/keep.txt", new byte[2 << 20]);
+            assertThat(f.exchange(RawRequest.put("/v1/files/keep.txt", "old".getBytes()).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
+            RawResponse r = f.exchange(RawRequest.put("/v1/files/keep.txt", new byte[2 << 20]).header("Content-Type", "application/octet-stream"));
             RestApiTest.assertError(r, 507, "INSUFFICIENT_STORAGE");
-            r = f.http.put("/v1/files/new.bin", new byte[2 << 20]);
+            r = f.exchange(RawRequest.put("/v1/files/new.bin", new byte[2 << 20]).header("Content-Type", "application/octet-stream"));
             RestApiTest.assertError(r, 507, "INSUFFICIENT_STORAGE");
             assertThat(Files.readString(root.resolve("keep.txt"))).isEqualTo("old");
             try (var s = Files.list(root)) {

@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.rest;
 
+import io.sandboxd.testkit.raw.RawRequest;
+import io.sandboxd.testkit.raw.RawResponse;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -136,9 +138,8 @@ class HostilePathPropertyTest {
                                                        @ForAll boolean recursive) throws IOException {
         layout();
         String t = method.equals("DELETE") && recursive ? target + "?recursive=true" : target;
-        TestHttp.Response r = fixture.http.send(method, t, Map.of(),
-                method.equals("PUT") ? ("pwned " + target).getBytes(StandardCharsets.UTF_8) : null);
-        assertThat(r.status()).as(method + " " + t + " -> " + r).isLessThan(500);
+        RawResponse r = fixture.exchange(RawRequest.of(method, t).body(method.equals("PUT") ? ("pwned " + target).getBytes(StandardCharsets.UTF_8) : null));
+        assertThat(r.status()).as(method + " " + t + " -> " + r.describe()).isLessThan(500);
         // A listing echoes the requested path in "path"; a re-rooted request may legitimately spell
         // the host base path (it then names <root>/tmp/...). Host paths must not appear elsewhere.
         String body = r.text().replaceFirst("^\\{\"path\":\"(?:[^\"\\\\]|\\\\.)*\"", "{\"path\":\"\"");

@@ -1,6 +1,8 @@
 package io.sandboxd.daemon.rest;
 
 import io.sandboxd.daemon.fs.MappedWindows;
+import io.sandboxd.testkit.raw.RawRequest;
+import io.sandboxd.testkit.raw.RawResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -11,7 +13,6 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
-import java.util.Map;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,7 +48,7 @@ class LargeTransferTest {
     void largeFileComesBackByteForByteWholeAndInRanges() throws Exception {
         byte[] data = random(2 * WINDOW + 12_345, 1);
         Files.write(f.root.resolve("big.bin"), data);
-        TestHttp.Response r = f.http.get("/v1/files/big.bin");
+        RawResponse r = f.exchange(RawRequest.get("/v1/files/big.bin"));
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.header("Content-Length")).isEqualTo(Integer.toString(data.length));
         assertThat(Arrays.equals(r.body(), data)).as("whole body").isTrue();
@@ -59,13 +60,13 @@ class LargeTransferTest {
             {7, data.length - 1},             // to the end: windows and a tail
         };
         for (int[] rg : ranges) {
-            r = f.http.send("GET", "/v1/files/big.bin", Map.of("Range", "bytes=" + rg[0] + "-" + rg[1]), null);
+            r = f.exchange(RawRequest.of("GET", "/v1/files/big.bin").header("Range", "bytes=" + rg[0] + "-" + rg[1]));
             assertThat(r.status()).isEqualTo(206);
             assertThat(r.header("Content-Range")).isEqualTo("bytes " + rg[0] + "-" + rg[1] + "/" + data.length);
             assertThat(Arrays.equals(r.body(), Arrays.copyOfRange(data, rg[0], rg[1] + 1)))
                     .as("range %d-%d", rg[0], rg[1]).isTrue();
         }
-        TestHttp.Response h = f.http.head("/v1/files/big.bin");
+        RawResponse h = f.exchange(RawRequest.head("/v1/files/big.bin"));
         assertThat(h.header("Content-Length")).isEqualTo(Integer.toString(data.length));
         assertThat(h.body()).isEmpty();
     }
@@ -74,14 +75,12 @@ class LargeTransferTest {
     void largeUploadIsStoredByteForByteAndItsDigestChecked() throws Exception {
         byte[] data = random(3 * WINDOW + 777, 2);
         String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
-        TestHttp.Response r = f.http.send("PUT", "/v1/files/up/big.bin",
-                Map.of("Content-Type", "application/octet-stream", "X-Content-SHA256", sha), data);
-        assertThat(r.status()).as(r.toString()).isEqualTo(204);
+        RawResponse r = f.exchange(RawRequest.of("PUT", "/v1/files/up/big.bin").header("Content-Type", "application/octet-stream").header("X-Content-SHA256", sha).body(data));
+        assertThat(r.status()).as(r.describe()).isEqualTo(204);
         assertThat(Arrays.equals(Files.readAllBytes(f.root.resolve("up/big.bin")), data)).isTrue();
 
         byte[] other = random(data.length, 3);
-        r = f.http.send("PUT", "/v1/files/up/big.bin",
-                Map.of("Content-Type", "application/octet-stream", "X-Content-SHA256", sha), other);
+        r = f.exchange(RawRequest.of("PUT", "/v1/files/up/big.bin").header("Content-Type", "application/octet-stream").header("X-Content-SHA256", sha).body(other));
         assertThat(r.status()).isEqualTo(400);
         assertThat(Arrays.equals(Files.readAllBytes(f.root.resolve("up/big.bin")), data)).as("old content kept").isTrue();
         try (var s = Files.list(f.root.resolve("up"))) {

@@ -1,6 +1,8 @@
 package io.sandboxd.daemon.rest;
 
 import io.sandboxd.daemon.config.TestConfig;
+import io.sandboxd.testkit.raw.RawRequest;
+import io.sandboxd.testkit.raw.RawResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -68,8 +70,8 @@ class OpenApiConformanceTest {
         Files.writeString(root.resolve("dir/f.txt"), "0123456789");
         Files.createSymbolicLink(root.resolve("esc"), tmp);
         new ProcessBuilder("mkfifo", root.resolve("fifo").toString()).start().waitFor();
-        TestHttp h = open.http;
-        String etag = h.head("/v1/files/dir/f.txt").header("ETag");
+        RestFixture h = open;
+        String etag = h.exchange(RawRequest.head("/v1/files/dir/f.txt")).header("ETag");
 
         for (String m : new String[] {"GET", "HEAD"}) {
             check(h, m, "/v1/files/", Map.of(), null);
@@ -111,7 +113,7 @@ class OpenApiConformanceTest {
         check(h, "PATCH", "/v1/health", Map.of(), b(""));
         check(h, "GET", "/v1/files/%00", Map.of(), null);
 
-        TestHttp l = locked.http;
+        RestFixture l = locked;
         for (String m : new String[] {"GET", "HEAD"}) {
             for (String p : new String[] {"/v1/files/", "/v1/files/x", "/v1/metadata", "/metrics"}) {
                 check(l, m, p, Map.of(), null);
@@ -167,9 +169,13 @@ class OpenApiConformanceTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static void check(TestHttp http, String method, String target, Map<String, String> headers, byte[] body)
+    private static void check(RestFixture http, String method, String target, Map<String, String> headers, byte[] body)
             throws IOException {
-        TestHttp.Response r = http.send(method, target, headers, body);
+        RawRequest request = RawRequest.of(method, target);
+        for (Map.Entry<String, String> h : headers.entrySet()) {
+            request = request.header(h.getKey(), h.getValue());
+        }
+        RawResponse r = http.exchange(body != null ? request.body(body) : request.withoutContentLength());
         String where = method + " " + target + " -> " + r.status();
         String status = String.valueOf(r.status());
         Map<String, Object> paths = (Map<String, Object>) spec.get("paths");

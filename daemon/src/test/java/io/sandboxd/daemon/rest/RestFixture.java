@@ -9,10 +9,14 @@ import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
 import io.sandboxd.daemon.lifecycle.DaemonState;
 import io.sandboxd.daemon.metrics.Metrics;
+import io.sandboxd.testkit.raw.RawHttp;
+import io.sandboxd.testkit.raw.RawRequest;
+import io.sandboxd.testkit.raw.RawResponse;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
@@ -24,7 +28,6 @@ final class RestFixture implements AutoCloseable {
     final FileStore store;
     final ListenerContext listeners;
     final RestServer server;
-    final TestHttp http;
 
     RestFixture(Path tmp) throws IOException {
         this(tmp, c -> c, Map.of());
@@ -41,7 +44,11 @@ final class RestFixture implements AutoCloseable {
                 new Metrics());
         server = new RestServer(config, listeners, store, fileBuffers, env);
         server.start();
-        http = new TestHttp(server.port());
+    }
+
+    /** One request on a new connection ({@code Connection: close}), its response. */
+    RawResponse exchange(RawRequest request) throws IOException {
+        return RawHttp.exchange("127.0.0.1", server.port(), request.closing(), Duration.ofSeconds(30));
     }
 
     @Override

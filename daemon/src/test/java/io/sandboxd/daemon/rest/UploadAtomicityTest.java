@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.rest;
 
+import io.sandboxd.testkit.raw.RawRequest;
+import io.sandboxd.testkit.raw.RawResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -85,13 +87,13 @@ class UploadAtomicityTest {
         abortHalfway("/v1/files/dir/big.bin", "application/octet-stream", new byte[0]);
         awaitOnly(List.of("dir"));
         // and the daemon is fine afterwards
-        assertThat(f.http.put("/v1/files/dir/big.bin", "ok".getBytes()).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.put("/v1/files/dir/big.bin", "ok".getBytes()).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
         assertThat(allNames()).containsExactly("dir", "dir/big.bin");
     }
 
     @Test
     void abortedUploadKeepsTheOldContent() throws Exception {
-        f.http.put("/v1/files/keep.bin", "old".getBytes());
+        f.exchange(RawRequest.put("/v1/files/keep.bin", "old".getBytes()).header("Content-Type", "application/octet-stream"));
         abortHalfway("/v1/files/keep.bin", "application/octet-stream", new byte[0]);
         abortHalfway("/v1/files/keep.bin", "multipart/form-data; boundary=B",
                 "--B\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -106,7 +108,7 @@ class UploadAtomicityTest {
         for (int i = 0; i < versions.length; i++) {
             Arrays.fill(versions[i], (byte) ('a' + i));
         }
-        f.http.put("/v1/files/shared.bin", versions[0]);
+        f.exchange(RawRequest.put("/v1/files/shared.bin", versions[0]).header("Content-Type", "application/octet-stream"));
         ExecutorService pool = Executors.newFixedThreadPool(8);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger reads = new AtomicInteger();
@@ -117,7 +119,7 @@ class UploadAtomicityTest {
                 int id = w + 1;
                 jobs.add(pool.submit(() -> {
                     while (!stop.get()) {
-                        TestHttp.Response r = f.http.put("/v1/files/shared.bin", versions[id]);
+                        RawResponse r = f.exchange(RawRequest.put("/v1/files/shared.bin", versions[id]).header("Content-Type", "application/octet-stream"));
                         assertThat(r.status()).isEqualTo(204);
                         writes.incrementAndGet();
                     }
@@ -127,7 +129,7 @@ class UploadAtomicityTest {
             for (int rd = 0; rd < 4; rd++) {
                 jobs.add(pool.submit(() -> {
                     while (!stop.get()) {
-                        TestHttp.Response r = f.http.get("/v1/files/shared.bin");
+                        RawResponse r = f.exchange(RawRequest.get("/v1/files/shared.bin"));
                         assertThat(r.status()).isEqualTo(200);
                         byte[] b = r.body();
                         assertThat(b.length).isEqualTo(size);
@@ -159,7 +161,7 @@ class UploadAtomicityTest {
     void staleTempsOfADeadDaemonAreRemovedAtStartAndNeverListed() throws Exception {
         Files.createDirectories(f.root.resolve("d"));
         Files.writeString(f.root.resolve("d/.sandboxd-upload-deadbeef0000-1.tmp"), "stale");
-        assertThat(f.http.get("/v1/files/d").text()).isEqualTo("{\"path\":\"/d\",\"entries\":[]}\n");
+        assertThat(f.exchange(RawRequest.get("/v1/files/d")).text()).isEqualTo("{\"path\":\"/d\",\"entries\":[]}\n");
         // the start-up cleaner may already have run; either way, after a pass the stale temp is gone
         f.store.removeStaleTemps();
         assertThat(allNames()).containsExactly("d");
