@@ -144,6 +144,11 @@ class DesiredObjectsTest {
         .contains("{\"op\":\"add\",\"path\":\"/metadata/labels/c~1d\",\"value\":\"3\"}").doesNotContain("labels/a");
     assertThat(new JsonPatch().map("/x", null, Map.of()).isEmpty()).isTrue();
     assertThat(new JsonPatch().mapEntry("/x", null, "k", null).isEmpty()).isTrue();
+    // fabric8 reads a missing map as empty: the whole map is added, never a key under a missing parent.
+    assertThat(new JsonPatch().map("/metadata/annotations", Map.of(), Map.of("k/x", "v")).json())
+        .isEqualTo("[{\"op\":\"add\",\"path\":\"/metadata/annotations\",\"value\":{\"k/x\":\"v\"}}]");
+    assertThat(new JsonPatch().mapEntry("/metadata/labels", Map.of(), "k", "v").json())
+        .isEqualTo("[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"k\":\"v\"}}]");
   }
 
   @Test
