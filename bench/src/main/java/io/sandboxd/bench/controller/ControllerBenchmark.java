@@ -98,6 +98,8 @@ public final class ControllerBenchmark implements Callable<Integer> {
         tracker = new BindTracker(api);
         try (StandInKubelet kubelet = new StandInKubelet(store, Duration.ofMillis(podStartDelayMs))) {
             controller = ControllerProcess.start(jar, split(jvmOpts), api.url(), split(controllerArgs));
+            ControllerProcess started = controller;
+            Runtime.getRuntime().addShutdownHook(new Thread(started::close, "controller-stop")); // also on ^C
             out.printf("[bench] controller pid %d on %s (log %s)%n", controller.pid(), api.url(), controller.log);
             Map<String, Object> result = new LinkedHashMap<>();
             result.put("method", method());
@@ -181,8 +183,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
             names.add(prefix + "-" + i);
         }
         double[] peak = {0, 0};
+        java.util.concurrent.atomic.AtomicBoolean sampling = new java.util.concurrent.atomic.AtomicBoolean(true);
         Thread sampler = new Thread(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
+            while (sampling.get()) {
                 peak[0] = Math.max(peak[0], controller.rssAndPeakMiB()[0]);
                 peak[1] = Math.max(peak[1], controller.heapUsedMiB());
                 try {
@@ -214,7 +217,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         awaitUntil(n + " claims bound in " + ns, () -> names.stream().allMatch(x -> tracker.boundAt.containsKey(ns + "/" + x)));
         p.cpuBoundMs = controller.cpuMillis() - p.cpuStart;
         awaitQuiet(ns + " settled", () -> true);
-        sampler.interrupt();
+        sampling.set(false);
         sampler.join();
         p.peakRssMiB = Math.max(peak[0], controller.rssAndPeakMiB()[0]);
         p.peakHeapMiB = peak[1];

@@ -130,7 +130,10 @@ final class ControllerProcess implements AutoCloseable {
                 }
             }
             return sum / (1024.0 * 1024.0);
-        } catch (IOException | InterruptedException e) {
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             return -1;
         }
     }

@@ -1,10 +1,38 @@
 package io.sandboxd.controller.reconcile;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.sandboxd.controller.core.JsonPatch;
 
-/** fabric8 error classification shared by the reconcilers. */
+/** fabric8 writes and error classification shared by the reconcilers. */
 final class Kube {
   private Kube() {}
+
+  /**
+   * JSON patch of an object we hold (from a cache). Through {@code resource(current)} and not
+   * {@code withName(name)}: fabric8 GETs the object before patching by name, one uncached read
+   * per write (measured: 1 GET before every patch the controllers sent, 13.5 reads per warm claim).
+   */
+  static <T extends HasMetadata> T patch(KubernetesClient client, T current, JsonPatch patch) {
+    return client.resource(current).patch(PatchContext.of(PatchType.JSON), patch.json());
+  }
+
+  /**
+   * JSON patch of a reconciled resource's own status, without a GET first (see {@link #patch}),
+   * and the result handed to JOSDK's cache: the next reconcile of it, often set off by a child's
+   * event before our write's own event arrives, starts from what we wrote instead of rewriting
+   * it with a new lastTransitionTime (measured: 21 claim status writes for 20 warm claims).
+   */
+  static <P extends HasMetadata> P patchOwnStatus(Context<P> ctx, P current, JsonPatch patch) {
+    P updated = ctx.getClient().resource(current).status().patch(PatchContext.of(PatchType.JSON), patch.json());
+    ctx.eventSourceRetriever().getControllerEventSource().handleRecentResourceUpdate(ResourceID.fromResource(updated), updated, current);
+    return updated;
+  }
 
   static boolean notFound(KubernetesClientException e) {
     return e.getCode() == 404;

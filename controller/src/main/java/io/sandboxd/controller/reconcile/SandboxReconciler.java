@@ -94,7 +94,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     Long gen = sb.getMetadata().getGeneration();
     SandboxSpec spec = sb.getSpec();
     Instant shutdown = Expiry.parse(spec.getShutdownTime());
-    if (Expiry.expired(shutdown, now)) return expire(sb, st, client, now);
+    if (Expiry.expired(shutdown, now)) return expire(sb, st, ctx, now);
 
     String invalid = SpecValidator.validate(sb);
     List<String> errors = new ArrayList<>();
@@ -138,7 +138,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         result.rescheduleAfter(Expiry.requeueAfter(shutdown, after));
       }
     }
-    writeStatus(client, sb, st);
+    writeStatus(ctx, sb, st);
     if (invalid != null) {
       LOG.atWarn().addKeyValue("sandbox", key(sb)).addKeyValue("reason", SandboxConditions.REASON_INVALID)
           .log("invalid configuration, not requeued: {}", invalid);
@@ -178,7 +178,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         throw new ReconcileException("cannot adopt unowned PVC \"" + n + "\": it has neither label " + Keys.ADOPTABLE
             + "=true nor " + Keys.SANDBOX_NAME_HASH + "=" + hash);
       }
-      patchOwnerRefs(res, have, sb);
+      Kube.patch(client, have, new JsonPatch().add("/metadata/ownerReferences", withController(have.getMetadata().getOwnerReferences(), sb)));
     }
   }
 
@@ -282,8 +282,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
       }
       if (adopt) patch.add("/metadata/ownerReferences", withController(pod.getMetadata().getOwnerReferences(), sb));
       try {
-        current = client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(name)
-            .patch(PatchContext.of(PatchType.JSON), patch.json());
+        current = Kube.patch(client, pod, patch);
         if (adopt) LOG.atInfo().addKeyValue("sandbox", key(sb)).addKeyValue("pod", name).log("adopted pod");
       } catch (KubernetesClientException e) {
         errors.add("patch pod \"" + name + "\": " + Kube.message(e));
@@ -386,7 +385,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     }
     if (!patch.isEmpty()) {
       try {
-        client.services().inNamespace(ns).withName(name).patch(PatchContext.of(PatchType.JSON), patch.json());
+        Kube.patch(client, svc, patch);
       } catch (KubernetesClientException e) {
         errors.add("patch service \"" + name + "\": " + Kube.message(e));
       }
@@ -422,12 +421,13 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
 
   // ---- Expiry (§2.8) -----------------------------------------------------------------------
 
-  private UpdateControl<Sandbox> expire(Sandbox sb, SandboxStatus st, KubernetesClient client, Instant now) {
+  private UpdateControl<Sandbox> expire(Sandbox sb, SandboxStatus st, Context<Sandbox> ctx, Instant now) {
+    KubernetesClient client = ctx.getClient();
     Long gen = sb.getMetadata().getGeneration();
     Condition ready = Conds.find(st.getConditions(), SandboxConditions.READY);
     if (ready == null || !SandboxConditions.REASON_EXPIRED.equals(ready.getReason())) {
       SandboxConditions.markExpired(st.getConditions(), gen, now);
-      writeStatus(client, sb, st);
+      writeStatus(ctx, sb, st);
       LOG.atInfo().addKeyValue("sandbox", key(sb)).log("sandbox expired");
       return UpdateControl.<Sandbox>noUpdate().rescheduleAfter(Duration.ofMillis(1));
     }
@@ -462,7 +462,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
       st = reset;
     }
     SandboxConditions.markExpired(st.getConditions(), gen, now);
-    writeStatus(client, sb, st);
+    writeStatus(ctx, sb, st);
     if (!errors.isEmpty()) throw new ReconcileException(String.join("; ", errors));
     return UpdateControl.noUpdate();
   }
@@ -470,7 +470,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
   // ---- writes ------------------------------------------------------------------------------
 
   /** Merge patch of /status without a resourceVersion; skipped when nothing relevant changed. */
-  private void writeStatus(KubernetesClient client, Sandbox sb, SandboxStatus st) {
+  private void writeStatus(Context<Sandbox> ctx, Sandbox sb, SandboxStatus st) {
     SandboxStatus old = sb.getStatus() == null ? new SandboxStatus() : sb.getStatus();
     if (st.equals(old)) return;
     if (onlyNodeNameChanged(old, st) && !Conds.isTrue(st.getConditions(), SandboxConditions.READY)) return;
@@ -483,8 +483,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     putIf(s, "podIPs", st.getPodIPs() == null || st.getPodIPs().isEmpty() ? null : st.getPodIPs());
     putIf(s, "nodeName", st.getNodeName());
     try {
-      client.resources(Sandbox.class).inNamespace(sb.getMetadata().getNamespace()).withName(sb.getMetadata().getName())
-          .status().patch(PatchContext.of(PatchType.JSON), new JsonPatch().add("/status", s).json());
+      Kube.patchOwnStatus(ctx, sb, new JsonPatch().add("/status", s));
     } catch (KubernetesClientException e) {
       if (!Kube.notFound(e)) throw e;
     }
@@ -505,8 +504,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     JsonPatch patch = new JsonPatch().mapEntry("/metadata/annotations", sb.getMetadata().getAnnotations(), key, value);
     if (patch.isEmpty()) return;
     try {
-      client.resources(Sandbox.class).inNamespace(sb.getMetadata().getNamespace()).withName(sb.getMetadata().getName())
-          .patch(PatchContext.of(PatchType.JSON), patch.json());
+      Kube.patch(client, sb, patch);
     } catch (KubernetesClientException e) {
       // 404: gone; 422: the key was changed concurrently. Both resolve on the next pass.
       if (!Kube.notFound(e) && e.getCode() != 422) throw e;
@@ -515,12 +513,6 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     if (value == null) local.remove(key);
     else local.put(key, value);
     sb.getMetadata().setAnnotations(local);
-  }
-
-  private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> void patchOwnerRefs(
-      io.fabric8.kubernetes.client.dsl.Resource<T> res, T obj, Sandbox sb) {
-    res.patch(PatchContext.of(PatchType.JSON),
-        new JsonPatch().add("/metadata/ownerReferences", withController(obj.getMetadata().getOwnerReferences(), sb)).json());
   }
 
   private static List<OwnerReference> withController(List<OwnerReference> refs, Sandbox sb) {

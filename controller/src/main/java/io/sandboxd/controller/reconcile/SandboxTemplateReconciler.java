@@ -43,8 +43,7 @@ public class SandboxTemplateReconciler implements Reconciler<SandboxTemplate> {
     String hash = NameHash.of(t.getMetadata().getName());
     JsonPatch label = new JsonPatch().mapEntry("/metadata/labels", t.getMetadata().getLabels(), Keys.TEMPLATE_REF_HASH, hash);
     if (!label.isEmpty()) {
-      client.resources(SandboxTemplate.class).inNamespace(ns).withName(t.getMetadata().getName())
-          .patch(PatchContext.of(PatchType.JSON), label.json());
+      Kube.patch(client, t, label);
     }
 
     String npName = DesiredNetworkPolicy.name(t.getMetadata().getName());

@@ -30,7 +30,7 @@ final class StandInHarness implements AutoCloseable {
     client = new KubernetesClientBuilder().withConfig(Controllers.tuned(new ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
         .withMasterUrl(api.url()).withNamespace("default").withOnlyHttpWatches(true)
         .withRequestTimeout(60_000).withConnectionTimeout(60_000).build())).build();
-    operator = Controllers.build(client, new ControllerOptions("cluster.local", true, 50, Clock.systemUTC()),
+    operator = Controllers.build(client, new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC()),
         new SimpleMeterRegistry(), null);
     operator.start();
   }
