@@ -37,8 +37,13 @@ public final class ObjectStore {
     }
   }
 
-  /** A watch event: the line sent on the wire is built once and shared by every watcher. */
-  public record Event(Kind kind, String type, String namespace, String name, long resourceVersion, JsonNode object, byte[] line) {}
+  /**
+   * A watch event: the line sent on the wire is built once and shared by every watcher;
+   * {@code previous} (null for a create) decides, for a watch with a selector, whether the
+   * change entered, left or stayed in its selection.
+   */
+  public record Event(Kind kind, String type, String namespace, String name, long resourceVersion, JsonNode object,
+      JsonNode previous, byte[] line) {}
 
   /** A write the API accepted, seen by in-process observers (the stand-in kubelet, the benchmark). */
   public interface WriteListener {
@@ -185,8 +190,9 @@ public final class ObjectStore {
       this.fieldName = fieldName;
     }
 
-    /** Queues what this watcher should see of a change from {@code before} to {@code after}. */
-    void offer(Event e, JsonNode before) {
+    /** Queues what this watcher should see of the change. */
+    void offer(Event e) {
+      JsonNode before = e.previous();
       boolean now = e.object() != null && !"DELETED".equals(e.type()) && matches(e.object(), namespace, labels, fieldName);
       boolean was = before != null && matches(before, namespace, labels, fieldName);
       if ("DELETED".equals(e.type())) {
@@ -216,14 +222,14 @@ public final class ObjectStore {
       Watch w = new Watch(k, ns, labels, fieldName);
       if (fromRv <= 0) {
         for (JsonNode o : t.objects.values()) {
-          if (matches(o, ns, labels, fieldName)) w.queue.add(event(k, "ADDED", o));
+          if (matches(o, ns, labels, fieldName)) w.queue.add(event(k, "ADDED", o, null));
         }
       } else {
         if (fromRv < t.compactedThrough) {
           throw new ApiException(410, "Expired", "too old resource version: " + fromRv + " (" + t.compactedThrough + ")");
         }
         for (Event e : t.history) {
-          if (e.resourceVersion() > fromRv) w.offer(e, e.type().equals("ADDED") ? null : e.object());
+          if (e.resourceVersion() > fromRv) w.offer(e);
         }
       }
       t.watches.add(w);
@@ -232,12 +238,12 @@ public final class ObjectStore {
   }
 
   private static Event retyped(Event e, String type) {
-    return new Event(e.kind(), type, e.namespace(), e.name(), e.resourceVersion(), e.object(), line(type, e.object()));
+    return new Event(e.kind(), type, e.namespace(), e.name(), e.resourceVersion(), e.object(), e.previous(), line(type, e.object()));
   }
 
-  private static Event event(Kind k, String type, JsonNode o) {
+  private static Event event(Kind k, String type, JsonNode o, JsonNode previous) {
     JsonNode md = o.path("metadata");
-    return new Event(k, type, md.path("namespace").asString(""), md.path("name").asString(""), rv(o), o, line(type, o));
+    return new Event(k, type, md.path("namespace").asString(""), md.path("name").asString(""), rv(o), o, previous, line(type, o));
   }
 
   static byte[] line(String type, JsonNode o) {
@@ -388,7 +394,7 @@ public final class ObjectStore {
     ObjectNode stored = withRv(o, resourceVersion);
     String k = key(md.path("namespace").asString(""), md.path("name").asString(""));
     t.objects.put(k, stored);
-    publish(t, event(t.kind, old == null ? "ADDED" : "MODIFIED", stored), old);
+    publish(t, event(t.kind, old == null ? "ADDED" : "MODIFIED", stored, old));
     for (WriteListener l : listeners) l.onWrite(t.kind, old, stored);
     return stored;
   }
@@ -398,7 +404,7 @@ public final class ObjectStore {
     JsonNode md = old.path("metadata");
     t.objects.remove(key(md.path("namespace").asString(""), md.path("name").asString("")));
     ObjectNode gone = withRv((ObjectNode) old.deepCopy(), resourceVersion);
-    publish(t, event(t.kind, "DELETED", gone), old);
+    publish(t, event(t.kind, "DELETED", gone, old));
     for (WriteListener l : listeners) l.onWrite(t.kind, old, null);
     return gone;
   }
@@ -409,10 +415,10 @@ public final class ObjectStore {
     return c;
   }
 
-  private void publish(Table t, Event e, JsonNode before) {
+  private void publish(Table t, Event e) {
     t.history.addLast(e);
     while (t.history.size() > HISTORY) t.compactedThrough = t.history.removeFirst().resourceVersion();
-    for (Watch w : t.watches) w.offer(e, before);
+    for (Watch w : t.watches) w.offer(e);
   }
 
   /** Objects of a kind right now (no copy: stored objects are never mutated). */
