@@ -283,6 +283,8 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
       if (adopt) patch.add("/metadata/ownerReferences", withController(pod.getMetadata().getOwnerReferences(), sb));
       try {
         current = Kube.patch(client, pod, patch);
+        // A reconcile that starts before this write's event arrives would send the same patch again.
+        pods.handleRecentResourceUpdate(ResourceID.fromResource(current), current, pod);
         if (adopt) LOG.atInfo().addKeyValue("sandbox", key(sb)).addKeyValue("pod", name).log("adopted pod");
       } catch (KubernetesClientException e) {
         errors.add("patch pod \"" + name + "\": " + Kube.message(e));
