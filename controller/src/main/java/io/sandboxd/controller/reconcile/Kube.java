@@ -1,6 +1,7 @@
 package io.sandboxd.controller.reconcile;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -19,7 +20,24 @@ final class Kube {
    * per write (measured: 1 GET before every patch the controllers sent, 13.5 reads per warm claim).
    */
   static <T extends HasMetadata> T patch(KubernetesClient client, T current, JsonPatch patch) {
-    return client.resource(current).patch(PatchContext.of(PatchType.JSON), patch.json());
+    return client.resource(addressOf(current)).patch(PatchContext.of(PatchType.JSON), patch.json());
+  }
+
+  /**
+   * An empty object of the same type, name and namespace: all a JSON patch needs from the item.
+   * fabric8 deep-copies the item handed to {@code resource(item)} through a serialisation round
+   * trip, which for a whole Sandbox was 7% of the controller's CPU samples in a burst.
+   */
+  @SuppressWarnings("unchecked")
+  static <T extends HasMetadata> T addressOf(T current) {
+    try {
+      T stub = (T) current.getClass().getDeclaredConstructor().newInstance();
+      stub.setMetadata(new ObjectMetaBuilder().withName(current.getMetadata().getName())
+          .withNamespace(current.getMetadata().getNamespace()).build());
+      return stub;
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot address a " + current.getClass().getName(), e);
+    }
   }
 
   /**
@@ -29,7 +47,7 @@ final class Kube {
    * it with a new lastTransitionTime (measured: 21 claim status writes for 20 warm claims).
    */
   static <P extends HasMetadata> P patchOwnStatus(Context<P> ctx, P current, JsonPatch patch) {
-    P updated = ctx.getClient().resource(current).status().patch(PatchContext.of(PatchType.JSON), patch.json());
+    P updated = ctx.getClient().resource(addressOf(current)).status().patch(PatchContext.of(PatchType.JSON), patch.json());
     ctx.eventSourceRetriever().getControllerEventSource().handleRecentResourceUpdate(ResourceID.fromResource(updated), updated, current);
     return updated;
   }

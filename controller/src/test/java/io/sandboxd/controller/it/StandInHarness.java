@@ -7,6 +7,7 @@ import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sandboxd.controller.app.ControllerOptions;
 import io.sandboxd.controller.app.Controllers;
+import io.sandboxd.controller.app.ReconcileWorkers;
 import io.sandboxd.controller.standin.ApiStandIn;
 import io.sandboxd.controller.standin.ObjectStore;
 import io.sandboxd.controller.standin.StandInKubelet;
@@ -23,6 +24,7 @@ final class StandInHarness implements AutoCloseable {
   final StandInKubelet kubelet;
   final KubernetesClient client;
   final Operator operator;
+  final ReconcileWorkers workers = Controllers.workers(ControllerOptions.Workers.defaults());
 
   StandInHarness() throws Exception {
     api = new ApiStandIn(store);
@@ -31,7 +33,7 @@ final class StandInHarness implements AutoCloseable {
         .withMasterUrl(api.url()).withNamespace("default").withOnlyHttpWatches(true)
         .withRequestTimeout(60_000).withConnectionTimeout(60_000).build())).build();
     operator = Controllers.build(client, new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC()),
-        new SimpleMeterRegistry(), null);
+        new SimpleMeterRegistry(), null, workers);
     operator.start();
   }
 

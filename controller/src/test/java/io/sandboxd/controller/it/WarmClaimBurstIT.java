@@ -99,6 +99,10 @@ class WarmClaimBurstIT {
       assertThat(statusWrites).as("claim status writes").isEqualTo(N);
       assertThat(claimWrites).as("writes for claims (adoption patches incl. lost races + status)").isLessThanOrEqualTo(2L * N);
       assertThat(uncachedReads).as("GET/LIST requests during the burst").isZero();
+      // Each controller's reconciles ran on its own workers (JOSDK's task naming still routes).
+      assertThat(h.workers.unrouted()).as("reconciles on the shared pool").isZero();
+      assertThat(h.workers.completed(io.sandboxd.controller.app.Controllers.CLAIM)).isGreaterThanOrEqualTo(N);
+      assertThat(h.workers.completed(io.sandboxd.controller.app.Controllers.SANDBOX)).isGreaterThanOrEqualTo(2L * N);
     }
   }
 
