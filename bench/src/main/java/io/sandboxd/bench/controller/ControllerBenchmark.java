@@ -141,11 +141,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
     private void warmupRound() throws Exception {
         createPool("warmup", warmupClaims);
         awaitQuiet("warm-up pool Ready", () -> readyReplicas("warmup") == warmupClaims);
-        burst("warmup", "w", warmupClaims, 0);
-        awaitQuiet("warm-up refilled", () -> readyReplicas("warmup") == warmupClaims);
+        burst("warmup", "w", warmupClaims, 0, () -> readyReplicas("warmup") == warmupClaims);
         createPool("warmup-cold", 0);
-        burst("warmup-cold", "c", warmupClaims, 0);
-        awaitQuiet("warm-up cold settled", () -> true);
+        burst("warmup-cold", "c", warmupClaims, 0, () -> true);
     }
 
     private Map<String, Object> launchType(String type, PrintStream out) throws Exception {
@@ -153,14 +151,12 @@ public final class ControllerBenchmark implements Callable<Integer> {
         String ns = "bench-" + type;
         int pool = warm ? claims : 0;
         createPool(ns, pool);
-        awaitQuiet(ns + " pool Ready", () -> readyReplicas(ns) == pool);
+        BooleanSupplier refilled = () -> readyReplicas(ns) == pool;
+        awaitQuiet(ns + " pool Ready", refilled);
         out.printf("[bench] %s: paced burst of %d claims at %.0f/s ...%n", type, claims, rate);
-        Phase paced = burst(ns, "p", claims, rate);
-        awaitQuiet(ns + " refilled after the paced burst", () -> readyReplicas(ns) == pool);
-        paced.quietCpuMs = controller.cpuMillis() - paced.cpuStart;
+        Phase paced = burst(ns, "p", claims, rate, refilled);
         out.printf("[bench] %s: flood of %d claims at once ...%n", type, claims);
-        Phase flood = burst(ns, "f", claims, 0);
-        awaitQuiet(ns + " refilled after the flood", () -> readyReplicas(ns) == pool);
+        Phase flood = burst(ns, "f", claims, 0, refilled);
         Map<String, Object> m = figures(paced, flood);
         print(out, type, paced, flood, m);
         return m;
@@ -176,7 +172,11 @@ public final class ControllerBenchmark implements Callable<Integer> {
         double peakHeapMiB;
     }
 
-    private Phase burst(String ns, String prefix, int n, double perSecond) throws Exception {
+    /**
+     * One burst; its window (requests, CPU until settled) ends once {@code settled} holds (the pool
+     * refilled) and the controller has sent nothing for a second.
+     */
+    private Phase burst(String ns, String prefix, int n, double perSecond, BooleanSupplier settled) throws Exception {
         Phase p = new Phase();
         List<String> names = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -216,7 +216,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         }
         awaitUntil(n + " claims bound in " + ns, () -> names.stream().allMatch(x -> tracker.boundAt.containsKey(ns + "/" + x)));
         p.cpuBoundMs = controller.cpuMillis() - p.cpuStart;
-        awaitQuiet(ns + " settled", () -> true);
+        awaitQuiet(ns + " settled", settled);
         sampling.set(false);
         sampler.join();
         p.peakRssMiB = Math.max(peak[0], controller.rssAndPeakMiB()[0]);

@@ -192,7 +192,9 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     String ns = sb.getMetadata().getNamespace();
     String annotated = annotation(sb, Keys.POD_NAME);
     Pod pod = pods.get(new ResourceID(annotated != null ? annotated : sb.getMetadata().getName(), ns)).orElse(null);
-    if (pod == null && annotated != null && act) {
+    // An annotation naming the Sandbox itself is not stale while its Pod is missing: the Pod is
+    // (re)created under that name, and the builders set it before the Pod exists.
+    if (pod == null && annotated != null && act && !annotated.equals(sb.getMetadata().getName())) {
       setSandboxAnnotation(client, sb, Keys.POD_NAME, null);
     }
     List<Pod> owned = ownedPods(sb);

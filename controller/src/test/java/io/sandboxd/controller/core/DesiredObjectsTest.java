@@ -86,7 +86,7 @@ class DesiredObjectsTest {
     DesiredPod.PodMetadata md = DesiredPod.syncedMetadata(sb, pod);
     assertThat(md.labels()).containsOnly(Map.entry("keep", "1"), Map.entry("foreign", "f"),
         Map.entry(Keys.SANDBOX_NAME_HASH, NameHash.of("sb")));
-    assertThat(md.annotations()).containsEntry(Keys.PROPAGATED_LABELS, "keep").containsEntry(Keys.PROPAGATED_ANNOTATIONS, "");
+    assertThat(md.annotations()).containsEntry(Keys.PROPAGATED_LABELS, "keep").doesNotContainKey(Keys.PROPAGATED_ANNOTATIONS);
     Pod synced = new PodBuilder(pod).editMetadata().withLabels(md.labels()).withAnnotations(md.annotations()).endMetadata().build();
     assertThat(DesiredPod.syncedMetadata(sb, synced)).as("idempotent").isNull();
   }
@@ -135,6 +135,32 @@ class DesiredObjectsTest {
     Sandbox badTime = sandbox("x");
     badTime.getSpec().setShutdownTime("tomorrow");
     assertThat(SpecValidator.validate(badTime)).contains("RFC 3339");
+  }
+
+  @Test
+  void aFreshlyBuiltPodNeedsNoMetadataSync() {
+    Sandbox bare = sandbox("bare");
+    Sandbox labelled = sandbox("labelled");
+    ObjectMeta md = new ObjectMeta();
+    md.setLabels(Map.of("team", "a"));
+    md.setAnnotations(Map.of("note", "x"));
+    labelled.getSpec().getPodTemplate().setMetadata(md);
+    Sandbox member = PoolSandboxes.build(ExtensionBuildersTest.pool(), ExtensionBuildersTest.template("tpl"), "pool-abcde", true);
+    member.getMetadata().setUid("m-uid");
+    Sandbox cold = ClaimSandboxes.cold(ExtensionBuildersTest.claim(), ExtensionBuildersTest.template("tpl"));
+    cold.getMetadata().setUid("c-uid");
+    // A template without Pod metadata: its members carry only reserved labels, none propagated.
+    Sandbox plain = PoolSandboxes.build(ExtensionBuildersTest.pool(), templateWithoutPodMetadata(), "pool-fghjk", true);
+    plain.getMetadata().setUid("p-uid");
+    for (Sandbox sb : List.of(bare, labelled, member, cold, plain)) {
+      assertThat(DesiredPod.syncedMetadata(sb, DesiredPod.build(sb))).as(sb.getMetadata().getName()).isNull();
+    }
+  }
+
+  static io.sandboxd.controller.model.SandboxTemplate templateWithoutPodMetadata() {
+    io.sandboxd.controller.model.SandboxTemplate t = ExtensionBuildersTest.template("tpl");
+    t.getSpec().getPodTemplate().setMetadata(null);
+    return t;
   }
 
   @Test
