@@ -66,6 +66,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
   private InformerEventSource<SandboxTemplate, SandboxClaim> templates;
   private final WarmPoolLedger ledger;
   private final Map<String, Instant> firstSeen = new ConcurrentHashMap<>();
+  private final StatusMemo<SandboxClaim.Status> written = new StatusMemo<>();
 
   public SandboxClaimReconciler(Clock clock, MeterRegistry registry, WarmPoolLedger ledger) {
     this.clock = clock;
@@ -116,7 +117,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
     Instant now = clock.instant();
     if (claim.getStatus() == null || claim.getStatus().getSandbox() == null) firstSeen.putIfAbsent(claim.getMetadata().getUid(), now);
     Long gen = claim.getMetadata().getGeneration();
-    SandboxClaim.Status st = new SandboxClaim.Status(claim.getStatus());
+    SandboxClaim.Status st = new SandboxClaim.Status(written.current(claim, claim.getStatus()));
     Instant expireAt = expireAt(claim, st);
 
     if (expireAt != null && !now.isBefore(expireAt)) return expire(claim, st, ctx, now);
@@ -346,14 +347,15 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
 
   // ---- writes ------------------------------------------------------------------------------
 
-  private static void writeStatus(Context<SandboxClaim> ctx, SandboxClaim claim, SandboxClaim.Status st) {
-    SandboxClaim.Status old = claim.getStatus() == null ? new SandboxClaim.Status() : claim.getStatus();
+  private void writeStatus(Context<SandboxClaim> ctx, SandboxClaim claim, SandboxClaim.Status st) {
+    SandboxClaim.Status current = written.current(claim, claim.getStatus());
+    SandboxClaim.Status old = current == null ? new SandboxClaim.Status() : current;
     if (st.equals(old)) return;
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("conditions", st.getConditions());
     if (st.getSandbox() != null) s.put("sandbox", st.getSandbox());
     try {
-      Kube.patchOwnStatus(ctx, claim, new JsonPatch().add("/status", s));
+      written.wrote(claim, Kube.patchStatus(ctx.getClient(), claim, new JsonPatch().add("/status", s)), st);
     } catch (KubernetesClientException e) {
       if (!Kube.notFound(e)) throw e;
     }

@@ -56,6 +56,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
   private final Clock clock;
   private InformerEventSource<Pod, Sandbox> pods;
   private InformerEventSource<Service, Sandbox> services;
+  private final StatusMemo<SandboxStatus> written = new StatusMemo<>();
 
   public SandboxReconciler(String clusterDomain, Clock clock) {
     this.clusterDomain = clusterDomain;
@@ -88,7 +89,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     if (sb.getMetadata().getDeletionTimestamp() != null) return UpdateControl.noUpdate();
     KubernetesClient client = ctx.getClient();
     Instant now = clock.instant();
-    SandboxStatus st = new SandboxStatus(sb.getStatus());
+    SandboxStatus st = new SandboxStatus(written.current(sb, sb.getStatus()));
     Long gen = sb.getMetadata().getGeneration();
     SandboxSpec spec = sb.getSpec();
     Instant shutdown = Expiry.parse(spec.getShutdownTime());
@@ -473,7 +474,8 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
 
   /** Merge patch of /status without a resourceVersion; skipped when nothing relevant changed. */
   private void writeStatus(Context<Sandbox> ctx, Sandbox sb, SandboxStatus st) {
-    SandboxStatus old = sb.getStatus() == null ? new SandboxStatus() : sb.getStatus();
+    SandboxStatus current = written.current(sb, sb.getStatus());
+    SandboxStatus old = current == null ? new SandboxStatus() : current;
     if (st.equals(old)) return;
     if (onlyNodeNameChanged(old, st) && !Conds.isTrue(st.getConditions(), SandboxConditions.READY)) return;
     Map<String, Object> s = new LinkedHashMap<>();
@@ -485,7 +487,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     putIf(s, "podIPs", st.getPodIPs() == null || st.getPodIPs().isEmpty() ? null : st.getPodIPs());
     putIf(s, "nodeName", st.getNodeName());
     try {
-      Kube.patchOwnStatus(ctx, sb, new JsonPatch().add("/status", s));
+      written.wrote(sb, Kube.patchStatus(ctx.getClient(), sb, new JsonPatch().add("/status", s)), st);
     } catch (KubernetesClientException e) {
       if (!Kube.notFound(e)) throw e;
     }

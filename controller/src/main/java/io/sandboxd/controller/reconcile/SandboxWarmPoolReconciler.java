@@ -42,6 +42,7 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
   static final Duration EXPECTATION_TIMEOUT = Duration.ofMinutes(5);
 
   private final WarmPoolLedger ledger;
+  private final StatusMemo<SandboxWarmPool.Status> written = new StatusMemo<>();
   private InformerEventSource<Sandbox, SandboxWarmPool> sandboxes;
   private InformerEventSource<SandboxTemplate, SandboxWarmPool> templates;
   /** Creates and deletes sent but not yet seen in the cache, per pool (upstream's expectations). */
@@ -171,14 +172,14 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
     st.setReadyReplicas((int) active.stream().filter(PoolSandboxes::ready).count());
     st.setSelector(Keys.WARM_POOL_SANDBOX + "=" + NameHash.of(pool.getMetadata().getName()));
     st.setObservedGeneration(pool.getMetadata().getGeneration());
-    if (!st.equals(pool.getStatus())) {
+    if (!st.equals(written.current(pool, pool.getStatus()))) {
       Map<String, Object> s = new LinkedHashMap<>();
       s.put("replicas", st.getReplicas());
       s.put("readyReplicas", st.getReadyReplicas());
       s.put("selector", st.getSelector());
       if (st.getObservedGeneration() != null) s.put("observedGeneration", st.getObservedGeneration());
       try {
-        Kube.patchOwnStatus(ctx, pool, new JsonPatch().add("/status", s));
+        written.wrote(pool, Kube.patchStatus(client, pool, new JsonPatch().add("/status", s)), st);
       } catch (KubernetesClientException e) {
         if (!Kube.notFound(e)) throw e;
       }
