@@ -1,5 +1,6 @@
 package io.sandboxd.bench;
 
+import io.sandboxd.bench.controller.ControllerBenchmark;
 import io.sandboxd.bench.router.RouterBenchmark;
 
 import java.io.IOException;
@@ -37,6 +38,10 @@ public final class BenchMain {
     public static void main(String[] args) {
         if (args.length > 0 && args[0].equals("router")) {
             System.exit(RouterBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("controller")) {
+            System.exit(ControllerBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
         BenchOptions o;

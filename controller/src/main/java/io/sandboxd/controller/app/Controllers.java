@@ -9,7 +9,10 @@ import io.sandboxd.controller.reconcile.SandboxClaimReconciler;
 import io.sandboxd.controller.reconcile.SandboxReconciler;
 import io.sandboxd.controller.reconcile.SandboxTemplateReconciler;
 import io.sandboxd.controller.reconcile.SandboxWarmPoolReconciler;
+import io.sandboxd.controller.reconcile.WarmPoolLedger;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /** Builds the JOSDK Operator with every reconciler registered: used by main() and by tests. */
 public final class Controllers {
@@ -35,11 +38,33 @@ public final class Controllers {
         .withConnectionTimeout(60_000).build();
   }
 
+  /** JOSDK's controller names, which are also the keys of {@link ReconcileWorkers}. */
+  public static final String SANDBOX = "sandbox";
+  public static final String TEMPLATE = "sandboxtemplate";
+  public static final String WARM_POOL = "sandboxwarmpool";
+  public static final String CLAIM = "sandboxclaim";
+
+  /** Each controller's own reconcile threads, sized from the options. */
+  public static ReconcileWorkers workers(ControllerOptions.Workers w) {
+    Map<String, Integer> m = new LinkedHashMap<>();
+    m.put(SANDBOX, w.sandbox());
+    m.put(TEMPLATE, w.template());
+    m.put(WARM_POOL, w.warmPool());
+    m.put(CLAIM, w.claim());
+    // JOSDK's own non-reconcile tasks, if any reach this executor: a few threads are plenty.
+    return new ReconcileWorkers(m, 4);
+  }
+
   public static Operator build(KubernetesClient client, ControllerOptions opts, MeterRegistry registry,
       LeaderElectionConfiguration leaderElection) {
+    return build(client, opts, registry, leaderElection, workers(opts.workers()));
+  }
+
+  public static Operator build(KubernetesClient client, ControllerOptions opts, MeterRegistry registry,
+      LeaderElectionConfiguration leaderElection, ReconcileWorkers workers) {
     Operator op = new Operator(o -> {
       o.withKubernetesClient(client)
-          .withConcurrentReconciliationThreads(opts.workers())
+          .withExecutorService(workers)
           .withCloseClientOnStop(false)
           .withStopOnInformerErrorDuringStartup(false)
           .withCacheSyncTimeout(Duration.ofMinutes(2))
@@ -47,14 +72,17 @@ public final class Controllers {
           .withMetrics(new MicrometerMetrics(registry));
       if (leaderElection != null) o.withLeaderElectionConfiguration(leaderElection);
     });
-    op.register(new SandboxReconciler(opts.clusterDomain(), opts.clock()), c -> c.withName("sandbox")
+    op.register(new SandboxReconciler(opts.clusterDomain(), opts.clock()), c -> c.withName(SANDBOX)
         .withGenerationAware(false).withRetry(backoff()).withReconciliationMaxInterval(Duration.ofHours(10)));
     if (opts.extensions()) {
-      op.register(new SandboxTemplateReconciler(), c -> c.withName("sandboxtemplate")
+      // One ledger of Ready, unclaimed pool members, filled by the claim controller's informer: claims
+      // take from it, and the pool never deletes a member a claim is adopting.
+      WarmPoolLedger ledger = new WarmPoolLedger();
+      op.register(new SandboxTemplateReconciler(), c -> c.withName(TEMPLATE)
           .withGenerationAware(false).withRetry(backoff()).withReconciliationMaxInterval(Duration.ofHours(10)));
-      op.register(new SandboxWarmPoolReconciler(), c -> c.withName("sandboxwarmpool")
+      op.register(new SandboxWarmPoolReconciler(ledger), c -> c.withName(WARM_POOL)
           .withGenerationAware(false).withRetry(backoff()).withReconciliationMaxInterval(Duration.ofHours(10)));
-      op.register(new SandboxClaimReconciler(opts.clock(), registry), c -> c.withName("sandboxclaim")
+      op.register(new SandboxClaimReconciler(opts.clock(), registry, ledger), c -> c.withName(CLAIM)
           .withGenerationAware(false).withRetry(backoff()).withReconciliationMaxInterval(Duration.ofHours(10)));
     }
     return op;

@@ -51,8 +51,17 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
       description = "host:port for /metrics, /healthz and /readyz (default ${DEFAULT-VALUE}).")
   String metricsAddress;
 
-  @Option(names = "--workers", defaultValue = "50", description = "Concurrent reconciles (default ${DEFAULT-VALUE}).")
-  int workers;
+  @Option(names = "--sandbox-workers", defaultValue = "32", description = "Concurrent Sandbox reconciles (default ${DEFAULT-VALUE}).")
+  int sandboxWorkers;
+
+  @Option(names = "--claim-workers", defaultValue = "32", description = "Concurrent SandboxClaim reconciles (default ${DEFAULT-VALUE}).")
+  int claimWorkers;
+
+  @Option(names = "--warm-pool-workers", defaultValue = "4", description = "Concurrent SandboxWarmPool reconciles (default ${DEFAULT-VALUE}).")
+  int warmPoolWorkers;
+
+  @Option(names = "--template-workers", defaultValue = "2", description = "Concurrent SandboxTemplate reconciles (default ${DEFAULT-VALUE}).")
+  int templateWorkers;
 
   public static void main(String[] args) {
     System.exit(new CommandLine(new Main()).execute(args));
@@ -87,7 +96,9 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     AtomicBoolean stopping = new AtomicBoolean();
     LeaderElectionConfiguration le = leaderElect ? leaderElection(stopping) : null;
     Operator op = Controllers.build(client,
-        new ControllerOptions(clusterDomain, extensions, workers, Clock.systemUTC()), registry, le);
+        new ControllerOptions(clusterDomain, extensions,
+            new ControllerOptions.Workers(sandboxWorkers, claimWorkers, warmPoolWorkers, templateWorkers), Clock.systemUTC()),
+        registry, le);
     int colon = metricsAddress.lastIndexOf(':');
     HttpEndpoints http = new HttpEndpoints(metricsAddress.substring(0, colon),
         Integer.parseInt(metricsAddress.substring(colon + 1)), registry, () -> op.getRuntimeInfo().allEventSourcesAreHealthy());

@@ -135,7 +135,9 @@ public final class ClaimSandboxes {
     sb.getMetadata().setName(c.getMetadata().getName());
     sb.getMetadata().setNamespace(c.getMetadata().getNamespace());
     sb.getMetadata().setLabels(labels);
-    sb.getMetadata().setAnnotations(new LinkedHashMap<>(Map.of(Keys.TEMPLATE_REF, t.getMetadata().getName())));
+    // POD_NAME: its Pod will have its name; set now, this saves the write after the Pod's creation.
+    sb.getMetadata().setAnnotations(new LinkedHashMap<>(Map.of(Keys.TEMPLATE_REF, t.getMetadata().getName(),
+        Keys.POD_NAME, c.getMetadata().getName())));
     sb.getMetadata().setOwnerReferences(List.of(Ownership.controllerRef(c)));
     sb.setSpec(spec);
     return sb;

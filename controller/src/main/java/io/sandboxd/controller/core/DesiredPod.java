@@ -153,8 +153,11 @@ public final class DesiredPod {
     if (createdBy != null) labels.put(Keys.CREATED_BY, createdBy);
     else labels.remove(Keys.CREATED_BY);
 
-    annotations.put(Keys.PROPAGATED_LABELS, joinSorted(tplLabels.keySet()));
-    annotations.put(Keys.PROPAGATED_ANNOTATIONS, joinSorted(tplAnnotations.keySet()));
+    // As build() writes them: only when something was propagated. (Writing "" here made every
+    // Pod built from a template without Pod labels take one metadata patch right after its
+    // creation: 1 write per new warm-pool member and per cold claim.)
+    putOrRemove(annotations, Keys.PROPAGATED_LABELS, joinSorted(tplLabels.keySet()));
+    putOrRemove(annotations, Keys.PROPAGATED_ANNOTATIONS, joinSorted(tplAnnotations.keySet()));
     if (labels.equals(nn(pod.getMetadata().getLabels())) && annotations.equals(nn(pod.getMetadata().getAnnotations()))) {
       return null;
     }
@@ -162,6 +165,11 @@ public final class DesiredPod {
   }
 
   public record PodMetadata(Map<String, String> labels, Map<String, String> annotations) {}
+
+  private static void putOrRemove(Map<String, String> m, String key, String value) {
+    if (value.isEmpty()) m.remove(key);
+    else m.put(key, value);
+  }
 
   private static Map<String, String> nn(Map<String, String> m) {
     return m == null ? Collections.emptyMap() : m;

@@ -47,10 +47,14 @@ public final class JsonPatch {
     return this;
   }
 
-  /** Ops that turn the string map at {@code path} from {@code current} into {@code desired}. */
+  /**
+   * Ops that turn the string map at {@code path} from {@code current} into {@code desired}. An
+   * empty {@code current} is treated as absent: fabric8 reads a missing map as an empty one, and
+   * a per-key "add" into a map the object does not have is refused by a real API server (422).
+   */
   public JsonPatch map(String path, Map<String, String> current, Map<String, String> desired) {
     Map<String, String> want = desired == null ? Map.of() : desired;
-    if (current == null) {
+    if (current == null || current.isEmpty()) {
       if (!want.isEmpty()) add(path, new LinkedHashMap<>(want));
       return this;
     }
@@ -61,11 +65,11 @@ public final class JsonPatch {
     return this;
   }
 
-  /** Sets (or with null removes) one key of the string map at {@code path}. */
+  /** Sets (or with null removes) one key of the string map at {@code path}; empty = absent, as in {@link #map}. */
   public JsonPatch mapEntry(String path, Map<String, String> current, String key, String value) {
     if (value == null) {
       if (current != null && current.containsKey(key)) remove(path + "/" + escape(key));
-    } else if (current == null) {
+    } else if (current == null || current.isEmpty()) {
       Map<String, String> m = new LinkedHashMap<>();
       m.put(key, value);
       add(path, m);

@@ -63,6 +63,8 @@ public final class PoolSandboxes {
     Map<String, String> ann = new LinkedHashMap<>();
     ann.put(Keys.TEMPLATE_REF, t.getMetadata().getName());
     ann.put(Keys.ORIGIN_POOL, pool.getMetadata().getName());
+    // Its Pod will have its name: set now, this saves the annotation write after the Pod's creation.
+    ann.put(Keys.POD_NAME, name);
     sb.getMetadata().setAnnotations(ann);
     sb.getMetadata().setOwnerReferences(List.of(Ownership.controllerRef(pool)));
     sb.setSpec(spec);

@@ -4,8 +4,6 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -16,7 +14,6 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.sandboxd.controller.core.Blueprints;
 import io.sandboxd.controller.core.ClaimConditions;
 import io.sandboxd.controller.core.ClaimSandboxes;
 import io.sandboxd.controller.core.ClaimSandboxes.ClaimError;
@@ -24,10 +21,9 @@ import io.sandboxd.controller.core.Conditions;
 import io.sandboxd.controller.core.Expiry;
 import io.sandboxd.controller.core.JsonPatch;
 import io.sandboxd.controller.core.Keys;
-import io.sandboxd.controller.core.NameHash;
 import io.sandboxd.controller.core.Ownership;
-import io.sandboxd.controller.core.PoolSandboxes;
 import io.sandboxd.controller.core.SandboxConditions;
+import io.sandboxd.controller.core.WarmMembers;
 import io.sandboxd.controller.model.Conds;
 import io.sandboxd.controller.model.Sandbox;
 import io.sandboxd.controller.model.SandboxClaim;
@@ -54,10 +50,13 @@ import org.slf4j.LoggerFactory;
  */
 public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxClaimReconciler.class);
-  static final String POOL_INDEX = "warm-pool-sandbox";
   static final String POOL_REF_INDEX = "claim-pool";
-  static final Duration RESERVATION_TTL = Duration.ofSeconds(30);
-  static final int MAX_ADOPTION_TRIES = 3;
+  /**
+   * Lost adoption races retried at once on the next member before the claim is requeued (never
+   * sent cold: a lost race means contention, not an empty pool). With the ledger the races
+   * left are with other writers of the member, so more than one in a row is rare.
+   */
+  static final int MAX_ADOPTION_TRIES = 8;
 
   private final Clock clock;
   private final Timer warmBind;
@@ -65,12 +64,13 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
   private InformerEventSource<Sandbox, SandboxClaim> sandboxes;
   private InformerEventSource<SandboxWarmPool, SandboxClaim> pools;
   private InformerEventSource<SandboxTemplate, SandboxClaim> templates;
-  /** Warm members being adopted by a claim in this process: avoids optimistic-lock pile-ups. */
-  private final Map<String, Instant> reservations = new ConcurrentHashMap<>();
+  private final WarmPoolLedger ledger;
   private final Map<String, Instant> firstSeen = new ConcurrentHashMap<>();
+  private final StatusMemo<SandboxClaim.Status> written = new StatusMemo<>();
 
-  public SandboxClaimReconciler(Clock clock, MeterRegistry registry) {
+  public SandboxClaimReconciler(Clock clock, MeterRegistry registry, WarmPoolLedger ledger) {
     this.clock = clock;
+    this.ledger = ledger;
     this.warmBind = Timer.builder("sandboxd_claim_bind_seconds").tag("launch_type", "warm")
         .description("claim creation to Sandbox assigned").publishPercentiles(0.5, 0.99).register(registry);
     this.coldBind = Timer.builder("sandboxd_claim_bind_seconds").tag("launch_type", "cold")
@@ -82,15 +82,10 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
     ctx.getPrimaryCache().addIndexer(POOL_REF_INDEX, c -> List.of(c.getMetadata().getNamespace() + "/"
         + (c.getSpec().getWarmPoolRef() == null ? "" : c.getSpec().getWarmPoolRef().getName())));
     var primary = ctx.getPrimaryCache();
-    sandboxes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Sandbox.class, SandboxClaim.class)
+    sandboxes = new LedgerFedSandboxInformer(InformerEventSourceConfiguration.from(Sandbox.class, SandboxClaim.class)
         .withName("claim-sandboxes")
         .withSecondaryToPrimaryMapper(new OwnerOrSameNameMapper<>(Keys.EXT_GROUP, SandboxClaim.KIND, false))
-        .build(), ctx);
-    sandboxes.addIndexers(Map.of(POOL_INDEX, sb -> {
-      Map<String, String> l = sb.getMetadata().getLabels();
-      String v = l == null ? null : l.get(Keys.WARM_POOL_SANDBOX);
-      return v == null ? List.of() : List.of(sb.getMetadata().getNamespace() + "/" + v);
-    }));
+        .build(), ctx, ledger);
     pools = new InformerEventSource<>(InformerEventSourceConfiguration.from(SandboxWarmPool.class, SandboxClaim.class)
         .withName("claim-pools")
         .withSecondaryToPrimaryMapper(p -> unboundClaims(primary.byIndex(POOL_REF_INDEX,
@@ -122,10 +117,10 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
     Instant now = clock.instant();
     if (claim.getStatus() == null || claim.getStatus().getSandbox() == null) firstSeen.putIfAbsent(claim.getMetadata().getUid(), now);
     Long gen = claim.getMetadata().getGeneration();
-    SandboxClaim.Status st = new SandboxClaim.Status(claim.getStatus());
+    SandboxClaim.Status st = new SandboxClaim.Status(written.current(claim, claim.getStatus()));
     Instant expireAt = expireAt(claim, st);
 
-    if (expireAt != null && !now.isBefore(expireAt)) return expire(claim, st, client, now);
+    if (expireAt != null && !now.isBefore(expireAt)) return expire(claim, st, ctx, now);
 
     Sandbox sb = null;
     String reason = null;
@@ -141,6 +136,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
       switch (e.reason) {
         case "WarmPoolNotFound", "TemplateNotFound" -> requeue = Duration.ofMinutes(1);
         case "SandboxCreatePending" -> requeue = Duration.ofMillis(200);
+        case "SandboxAdoptionPending" -> requeue = Duration.ofMillis(1);
         default -> { }
       }
     } catch (KubernetesClientException e) {
@@ -155,7 +151,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
       st.setSandbox(null);
     }
     ClaimConditions.apply(st.getConditions(), sb, reason, message, false, gen, now);
-    writeStatus(client, claim, st);
+    writeStatus(ctx, claim, st);
     if (retry) throw new ReconcileException(message);
     UpdateControl<SandboxClaim> out = UpdateControl.noUpdate();
     if (expireAt != null) {
@@ -186,18 +182,19 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
     SandboxWarmPool pool = null;
     SandboxTemplate tpl = null;
     if (assigned != null) {
-      Sandbox sb = client.resources(Sandbox.class).inNamespace(ns).withName(assigned).get();
+      Sandbox sb = cached(ns, assigned);
       if (sb != null && Ownership.controlledBy(sb, claim)) return sb;
       pool = pool(claim);
       tpl = template(pool);
-      if (sb != null && adoptable(sb, pool, tpl)) {
+      if (sb != null && WarmMembers.adoptable(sb, pool, tpl)) {
         Sandbox done = completeAdoption(client, claim, sb, tpl);
         if (done != null) return done;
       }
       setClaimAnnotation(client, claim, Keys.SANDBOX_NAME, null);
     }
+    // From the cache only: a Sandbox of the claim's name that is not there yet surfaces as a 409
+    // on the cold create below (SandboxCreatePending), and the warm path never uses that name.
     Sandbox same = cached(ns, claim.getMetadata().getName());
-    if (same == null) same = client.resources(Sandbox.class).inNamespace(ns).withName(claim.getMetadata().getName()).get();
     if (same != null) {
       if (Ownership.controlledBy(same, claim)) return same;
       throw new ClaimError("ReconcilerError", "sandbox \"" + same.getMetadata().getName() + "\" is not controlled by claim \""
@@ -242,33 +239,29 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
     return t;
   }
 
-  /** A pool member a claim may take: pool-controlled, labelled, not deleting, fresh under Recreate. */
-  private static boolean adoptable(Sandbox sb, SandboxWarmPool pool, SandboxTemplate tpl) {
-    var l = sb.getMetadata().getLabels();
-    return sb.getMetadata().getDeletionTimestamp() == null && l != null
-        && NameHash.of(pool.getMetadata().getName()).equals(l.get(Keys.WARM_POOL_SANDBOX)) && l.containsKey(Keys.TEMPLATE_REF_HASH)
-        && Ownership.controlledBy(sb, pool) && !(pool.getSpec().recreate() && Blueprints.stale(sb, tpl));
-  }
-
+  /**
+   * The oldest Ready member from the ledger, adopted by one patch guarded by its resourceVersion.
+   * A lost race moves on to the next member at once (no backoff); null when the pool has none.
+   */
   private Sandbox tryAdopt(KubernetesClient client, SandboxClaim claim, SandboxWarmPool pool, SandboxTemplate tpl) {
-    Instant now = clock.instant();
-    reservations.values().removeIf(t -> t.plus(RESERVATION_TTL).isBefore(now));
-    String ns = claim.getMetadata().getNamespace();
-    List<Sandbox> candidates = new ArrayList<>(sandboxes.byIndex(POOL_INDEX, ns + "/" + NameHash.of(pool.getMetadata().getName())));
-    candidates.removeIf(sb -> !adoptable(sb, pool, tpl) || !PoolSandboxes.ready(sb));
-    candidates.sort(PoolSandboxes.oldestFirst());
-    int tries = 0;
-    for (Sandbox c : candidates) {
-      if (tries >= MAX_ADOPTION_TRIES) break;
-      String key = ns + "/" + c.getMetadata().getName();
-      if (reservations.putIfAbsent(key, now) != null) continue;
-      tries++;
-      // One optimistic-locked patch binds the member (ownerReference + claim-uid label), so there
-      // is no half-adopted state to recover and no separate claim annotation write.
-      Sandbox done = completeAdoption(client, claim, c, tpl);
-      if (done != null) return done;
+    for (int tries = 0; tries < MAX_ADOPTION_TRIES; tries++) {
+      Sandbox member = ledger.take(pool.getMetadata().getNamespace(), pool.getMetadata().getName(),
+          sb -> WarmMembers.adoptable(sb, pool, tpl));
+      if (member == null) return null;
+      Sandbox done;
+      try {
+        done = completeAdoption(client, claim, member, tpl);
+      } catch (RuntimeException e) {
+        ledger.lost(member);
+        throw e;
+      }
+      if (done != null) {
+        ledger.adopted(member);
+        return done;
+      }
+      ledger.lost(member);
     }
-    return null;
+    throw new ClaimError("SandboxAdoptionPending", "lost " + MAX_ADOPTION_TRIES + " adoption races in a row; retrying", false);
   }
 
   /** One JSON patch guarded by the member's resourceVersion: exactly one claim can win it. */
@@ -281,8 +274,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
         .add("/metadata/ownerReferences", want.getMetadata().getOwnerReferences())
         .add("/spec/podTemplate/metadata", want.getSpec().getPodTemplate().getMetadata());
     try {
-      Sandbox done = client.resources(Sandbox.class).inNamespace(member.getMetadata().getNamespace())
-          .withName(member.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON), p.json());
+      Sandbox done = Kube.patch(client, member, p);
       sandboxes.handleRecentResourceUpdate(ResourceID.fromResource(done), done, member);
       recordBind(claim, warmBind);
       LOG.atInfo().addKeyValue("claim", claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName())
@@ -291,6 +283,8 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
       return done;
     } catch (KubernetesClientException e) {
       // 409/422: another writer changed it first (the resourceVersion test failed); 404: gone.
+      // Anything else may have been applied: the next pass finds the Sandbox if we now control it.
+      if (!Kube.conflict(e) && !Kube.notFound(e) && e.getCode() != 422) throw e;
       LOG.atDebug().addKeyValue("sandbox", member.getMetadata().getName()).log("adoption lost: {}", Kube.message(e));
       return null;
     }
@@ -318,14 +312,15 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
     return at;
   }
 
-  private UpdateControl<SandboxClaim> expire(SandboxClaim claim, SandboxClaim.Status st, KubernetesClient client, Instant now) {
+  private UpdateControl<SandboxClaim> expire(SandboxClaim claim, SandboxClaim.Status st, Context<SandboxClaim> ctx, Instant now) {
+    KubernetesClient client = ctx.getClient();
     Long gen = claim.getMetadata().getGeneration();
     String ns = claim.getMetadata().getNamespace();
     Condition ready = Conds.find(st.getConditions(), SandboxConditions.READY);
     if (ready == null || !"ClaimExpired".equals(ready.getReason())) {
       Conditions.set(st.getConditions(), Conditions.of(SandboxConditions.READY, Conditions.FALSE, "ClaimExpired",
           "Claim expired. Sandbox cleanup initiated.", gen), now);
-      writeStatus(client, claim, st);
+      writeStatus(ctx, claim, st);
       LOG.atInfo().addKeyValue("claim", ns + "/" + claim.getMetadata().getName()).log("ClaimExpired");
       return UpdateControl.<SandboxClaim>noUpdate().rescheduleAfter(Duration.ofMillis(1));
     }
@@ -346,21 +341,21 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
       sb = null;
     }
     if (sb == null) st.setSandbox(null);
-    writeStatus(client, claim, st);
+    writeStatus(ctx, claim, st);
     return UpdateControl.noUpdate();
   }
 
   // ---- writes ------------------------------------------------------------------------------
 
-  private static void writeStatus(KubernetesClient client, SandboxClaim claim, SandboxClaim.Status st) {
-    SandboxClaim.Status old = claim.getStatus() == null ? new SandboxClaim.Status() : claim.getStatus();
+  private void writeStatus(Context<SandboxClaim> ctx, SandboxClaim claim, SandboxClaim.Status st) {
+    SandboxClaim.Status current = written.current(claim, claim.getStatus());
+    SandboxClaim.Status old = current == null ? new SandboxClaim.Status() : current;
     if (st.equals(old)) return;
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("conditions", st.getConditions());
     if (st.getSandbox() != null) s.put("sandbox", st.getSandbox());
     try {
-      client.resources(SandboxClaim.class).inNamespace(claim.getMetadata().getNamespace()).withName(claim.getMetadata().getName())
-          .status().patch(PatchContext.of(PatchType.JSON), new JsonPatch().add("/status", s).json());
+      written.wrote(claim, Kube.patchStatus(ctx.getClient(), claim, new JsonPatch().add("/status", s)), st);
     } catch (KubernetesClientException e) {
       if (!Kube.notFound(e)) throw e;
     }
@@ -369,8 +364,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
   private static void setClaimAnnotation(KubernetesClient client, SandboxClaim claim, String key, String value) {
     JsonPatch p = new JsonPatch().mapEntry("/metadata/annotations", claim.getMetadata().getAnnotations(), key, value);
     if (p.isEmpty()) return;
-    client.resources(SandboxClaim.class).inNamespace(claim.getMetadata().getNamespace()).withName(claim.getMetadata().getName())
-        .patch(PatchContext.of(PatchType.JSON), p.json());
+    Kube.patch(client, claim, p);
     Map<String, String> local = claim.getMetadata().getAnnotations() == null ? new LinkedHashMap<>()
         : new LinkedHashMap<>(claim.getMetadata().getAnnotations());
     if (value == null) local.remove(key);

@@ -8,8 +8,6 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -58,6 +56,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
   private final Clock clock;
   private InformerEventSource<Pod, Sandbox> pods;
   private InformerEventSource<Service, Sandbox> services;
+  private final StatusMemo<SandboxStatus> written = new StatusMemo<>();
 
   public SandboxReconciler(String clusterDomain, Clock clock) {
     this.clusterDomain = clusterDomain;
@@ -90,11 +89,11 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     if (sb.getMetadata().getDeletionTimestamp() != null) return UpdateControl.noUpdate();
     KubernetesClient client = ctx.getClient();
     Instant now = clock.instant();
-    SandboxStatus st = new SandboxStatus(sb.getStatus());
+    SandboxStatus st = new SandboxStatus(written.current(sb, sb.getStatus()));
     Long gen = sb.getMetadata().getGeneration();
     SandboxSpec spec = sb.getSpec();
     Instant shutdown = Expiry.parse(spec.getShutdownTime());
-    if (Expiry.expired(shutdown, now)) return expire(sb, st, client, now);
+    if (Expiry.expired(shutdown, now)) return expire(sb, st, ctx, now);
 
     String invalid = SpecValidator.validate(sb);
     List<String> errors = new ArrayList<>();
@@ -138,7 +137,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         result.rescheduleAfter(Expiry.requeueAfter(shutdown, after));
       }
     }
-    writeStatus(client, sb, st);
+    writeStatus(ctx, sb, st);
     if (invalid != null) {
       LOG.atWarn().addKeyValue("sandbox", key(sb)).addKeyValue("reason", SandboxConditions.REASON_INVALID)
           .log("invalid configuration, not requeued: {}", invalid);
@@ -178,7 +177,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         throw new ReconcileException("cannot adopt unowned PVC \"" + n + "\": it has neither label " + Keys.ADOPTABLE
             + "=true nor " + Keys.SANDBOX_NAME_HASH + "=" + hash);
       }
-      patchOwnerRefs(res, have, sb);
+      Kube.patch(client, have, new JsonPatch().add("/metadata/ownerReferences", withController(have.getMetadata().getOwnerReferences(), sb)));
     }
   }
 
@@ -194,7 +193,9 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     String ns = sb.getMetadata().getNamespace();
     String annotated = annotation(sb, Keys.POD_NAME);
     Pod pod = pods.get(new ResourceID(annotated != null ? annotated : sb.getMetadata().getName(), ns)).orElse(null);
-    if (pod == null && annotated != null && act) {
+    // An annotation naming the Sandbox itself is not stale while its Pod is missing: the Pod is
+    // (re)created under that name, and the builders set it before the Pod exists.
+    if (pod == null && annotated != null && act && !annotated.equals(sb.getMetadata().getName())) {
       setSandboxAnnotation(client, sb, Keys.POD_NAME, null);
     }
     List<Pod> owned = ownedPods(sb);
@@ -282,8 +283,9 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
       }
       if (adopt) patch.add("/metadata/ownerReferences", withController(pod.getMetadata().getOwnerReferences(), sb));
       try {
-        current = client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(name)
-            .patch(PatchContext.of(PatchType.JSON), patch.json());
+        current = Kube.patch(client, pod, patch);
+        // A reconcile that starts before this write's event arrives would send the same patch again.
+        pods.handleRecentResourceUpdate(ResourceID.fromResource(current), current, pod);
         if (adopt) LOG.atInfo().addKeyValue("sandbox", key(sb)).addKeyValue("pod", name).log("adopted pod");
       } catch (KubernetesClientException e) {
         errors.add("patch pod \"" + name + "\": " + Kube.message(e));
@@ -386,7 +388,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     }
     if (!patch.isEmpty()) {
       try {
-        client.services().inNamespace(ns).withName(name).patch(PatchContext.of(PatchType.JSON), patch.json());
+        Kube.patch(client, svc, patch);
       } catch (KubernetesClientException e) {
         errors.add("patch service \"" + name + "\": " + Kube.message(e));
       }
@@ -422,12 +424,13 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
 
   // ---- Expiry (§2.8) -----------------------------------------------------------------------
 
-  private UpdateControl<Sandbox> expire(Sandbox sb, SandboxStatus st, KubernetesClient client, Instant now) {
+  private UpdateControl<Sandbox> expire(Sandbox sb, SandboxStatus st, Context<Sandbox> ctx, Instant now) {
+    KubernetesClient client = ctx.getClient();
     Long gen = sb.getMetadata().getGeneration();
     Condition ready = Conds.find(st.getConditions(), SandboxConditions.READY);
     if (ready == null || !SandboxConditions.REASON_EXPIRED.equals(ready.getReason())) {
       SandboxConditions.markExpired(st.getConditions(), gen, now);
-      writeStatus(client, sb, st);
+      writeStatus(ctx, sb, st);
       LOG.atInfo().addKeyValue("sandbox", key(sb)).log("sandbox expired");
       return UpdateControl.<Sandbox>noUpdate().rescheduleAfter(Duration.ofMillis(1));
     }
@@ -462,7 +465,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
       st = reset;
     }
     SandboxConditions.markExpired(st.getConditions(), gen, now);
-    writeStatus(client, sb, st);
+    writeStatus(ctx, sb, st);
     if (!errors.isEmpty()) throw new ReconcileException(String.join("; ", errors));
     return UpdateControl.noUpdate();
   }
@@ -470,8 +473,9 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
   // ---- writes ------------------------------------------------------------------------------
 
   /** Merge patch of /status without a resourceVersion; skipped when nothing relevant changed. */
-  private void writeStatus(KubernetesClient client, Sandbox sb, SandboxStatus st) {
-    SandboxStatus old = sb.getStatus() == null ? new SandboxStatus() : sb.getStatus();
+  private void writeStatus(Context<Sandbox> ctx, Sandbox sb, SandboxStatus st) {
+    SandboxStatus current = written.current(sb, sb.getStatus());
+    SandboxStatus old = current == null ? new SandboxStatus() : current;
     if (st.equals(old)) return;
     if (onlyNodeNameChanged(old, st) && !Conds.isTrue(st.getConditions(), SandboxConditions.READY)) return;
     Map<String, Object> s = new LinkedHashMap<>();
@@ -483,8 +487,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     putIf(s, "podIPs", st.getPodIPs() == null || st.getPodIPs().isEmpty() ? null : st.getPodIPs());
     putIf(s, "nodeName", st.getNodeName());
     try {
-      client.resources(Sandbox.class).inNamespace(sb.getMetadata().getNamespace()).withName(sb.getMetadata().getName())
-          .status().patch(PatchContext.of(PatchType.JSON), new JsonPatch().add("/status", s).json());
+      written.wrote(sb, Kube.patchStatus(ctx.getClient(), sb, new JsonPatch().add("/status", s)), st);
     } catch (KubernetesClientException e) {
       if (!Kube.notFound(e)) throw e;
     }
@@ -505,8 +508,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     JsonPatch patch = new JsonPatch().mapEntry("/metadata/annotations", sb.getMetadata().getAnnotations(), key, value);
     if (patch.isEmpty()) return;
     try {
-      client.resources(Sandbox.class).inNamespace(sb.getMetadata().getNamespace()).withName(sb.getMetadata().getName())
-          .patch(PatchContext.of(PatchType.JSON), patch.json());
+      Kube.patch(client, sb, patch);
     } catch (KubernetesClientException e) {
       // 404: gone; 422: the key was changed concurrently. Both resolve on the next pass.
       if (!Kube.notFound(e) && e.getCode() != 422) throw e;
@@ -515,12 +517,6 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     if (value == null) local.remove(key);
     else local.put(key, value);
     sb.getMetadata().setAnnotations(local);
-  }
-
-  private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> void patchOwnerRefs(
-      io.fabric8.kubernetes.client.dsl.Resource<T> res, T obj, Sandbox sb) {
-    res.patch(PatchContext.of(PatchType.JSON),
-        new JsonPatch().add("/metadata/ownerReferences", withController(obj.getMetadata().getOwnerReferences(), sb)).json());
   }
 
   private static List<OwnerReference> withController(List<OwnerReference> refs, Sandbox sb) {

@@ -4,8 +4,6 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -43,8 +41,7 @@ public class SandboxTemplateReconciler implements Reconciler<SandboxTemplate> {
     String hash = NameHash.of(t.getMetadata().getName());
     JsonPatch label = new JsonPatch().mapEntry("/metadata/labels", t.getMetadata().getLabels(), Keys.TEMPLATE_REF_HASH, hash);
     if (!label.isEmpty()) {
-      client.resources(SandboxTemplate.class).inNamespace(ns).withName(t.getMetadata().getName())
-          .patch(PatchContext.of(PatchType.JSON), label.json());
+      Kube.patch(client, t, label);
     }
 
     String npName = DesiredNetworkPolicy.name(t.getMetadata().getName());

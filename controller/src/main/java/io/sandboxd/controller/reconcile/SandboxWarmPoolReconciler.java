@@ -3,8 +3,6 @@ package io.sandboxd.controller.reconcile;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -43,11 +41,18 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
   static final int MAX_BATCH = 300;
   static final Duration EXPECTATION_TIMEOUT = Duration.ofMinutes(5);
 
+  private final WarmPoolLedger ledger;
+  private final StatusMemo<SandboxWarmPool.Status> written = new StatusMemo<>();
   private InformerEventSource<Sandbox, SandboxWarmPool> sandboxes;
   private InformerEventSource<SandboxTemplate, SandboxWarmPool> templates;
   /** Creates and deletes sent but not yet seen in the cache, per pool (upstream's expectations). */
   private final Map<String, Map<String, Instant>> pendingCreates = new ConcurrentHashMap<>();
   private final Map<String, Map<String, Instant>> pendingDeletes = new ConcurrentHashMap<>();
+
+  /** {@code ledger}: the claims' reservations; a member a claim is adopting is never deleted here. */
+  public SandboxWarmPoolReconciler(WarmPoolLedger ledger) {
+    this.ledger = ledger;
+  }
 
   @Override
   public List<EventSource<?, SandboxWarmPool>> prepareEventSources(EventSourceContext<SandboxWarmPool> ctx) {
@@ -126,14 +131,13 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
         }
         continue;
       }
-      if (tpl != null && pool.getSpec().recreate() && Blueprints.stale(sb, tpl)) {
+      if (tpl != null && pool.getSpec().recreate() && Blueprints.stale(sb, tpl) && !ledger.reserved(sb)) {
         delete(client, sb, deletes, "stale under Recreate");
         terminating++;
         continue;
       }
-      if (!"warm".equals(sb.getMetadata().getLabels().get(Keys.LAUNCH_TYPE))) {
-        client.resources(Sandbox.class).inNamespace(ns).withName(name).patch(PatchContext.of(PatchType.JSON),
-            new JsonPatch().mapEntry("/metadata/labels", sb.getMetadata().getLabels(), Keys.LAUNCH_TYPE, "warm").json());
+      if (!"warm".equals(sb.getMetadata().getLabels().get(Keys.LAUNCH_TYPE)) && !ledger.reserved(sb)) {
+        Kube.patch(client, sb, new JsonPatch().mapEntry("/metadata/labels", sb.getMetadata().getLabels(), Keys.LAUNCH_TYPE, "warm"));
       }
       active.add(sb);
     }
@@ -155,7 +159,9 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
       }
       LOG.atInfo().addKeyValue("pool", key).addKeyValue("created", n).addKeyValue("desired", desired).log("replenished");
     } else if (active.size() > desired && !waiting) {
-      for (Sandbox sb : PoolSandboxes.excess(active, desired)) {
+      int reserved = (int) active.stream().filter(ledger::reserved).count();
+      for (Sandbox sb : PoolSandboxes.excess(active.stream().filter(m -> !ledger.reserved(m)).toList(),
+          Math.max(0, desired - reserved))) {
         delete(client, sb, deletes, "scale down");
         active.remove(sb);
       }
@@ -166,15 +172,14 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
     st.setReadyReplicas((int) active.stream().filter(PoolSandboxes::ready).count());
     st.setSelector(Keys.WARM_POOL_SANDBOX + "=" + NameHash.of(pool.getMetadata().getName()));
     st.setObservedGeneration(pool.getMetadata().getGeneration());
-    if (!st.equals(pool.getStatus())) {
+    if (!st.equals(written.current(pool, pool.getStatus()))) {
       Map<String, Object> s = new LinkedHashMap<>();
       s.put("replicas", st.getReplicas());
       s.put("readyReplicas", st.getReadyReplicas());
       s.put("selector", st.getSelector());
       if (st.getObservedGeneration() != null) s.put("observedGeneration", st.getObservedGeneration());
       try {
-        client.resources(SandboxWarmPool.class).inNamespace(ns).withName(pool.getMetadata().getName()).status()
-            .patch(PatchContext.of(PatchType.JSON), new JsonPatch().add("/status", s).json());
+        written.wrote(pool, Kube.patchStatus(client, pool, new JsonPatch().add("/status", s)), st);
       } catch (KubernetesClientException e) {
         if (!Kube.notFound(e)) throw e;
       }
@@ -187,8 +192,7 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
   private void adoptOrphan(KubernetesClient client, Sandbox sb, SandboxWarmPool pool) {
     JsonPatch p = new JsonPatch().add("/metadata/ownerReferences", List.of(Ownership.controllerRef(pool)))
         .mapEntry("/metadata/labels", sb.getMetadata().getLabels(), Keys.LAUNCH_TYPE, "warm");
-    client.resources(Sandbox.class).inNamespace(sb.getMetadata().getNamespace()).withName(sb.getMetadata().getName())
-        .patch(PatchContext.of(PatchType.JSON), p.json());
+    Kube.patch(client, sb, p);
   }
 
   private void delete(KubernetesClient client, Sandbox sb, Map<String, Instant> deletes, String why) {

@@ -86,7 +86,7 @@ class DesiredObjectsTest {
     DesiredPod.PodMetadata md = DesiredPod.syncedMetadata(sb, pod);
     assertThat(md.labels()).containsOnly(Map.entry("keep", "1"), Map.entry("foreign", "f"),
         Map.entry(Keys.SANDBOX_NAME_HASH, NameHash.of("sb")));
-    assertThat(md.annotations()).containsEntry(Keys.PROPAGATED_LABELS, "keep").containsEntry(Keys.PROPAGATED_ANNOTATIONS, "");
+    assertThat(md.annotations()).containsEntry(Keys.PROPAGATED_LABELS, "keep").doesNotContainKey(Keys.PROPAGATED_ANNOTATIONS);
     Pod synced = new PodBuilder(pod).editMetadata().withLabels(md.labels()).withAnnotations(md.annotations()).endMetadata().build();
     assertThat(DesiredPod.syncedMetadata(sb, synced)).as("idempotent").isNull();
   }
@@ -138,12 +138,43 @@ class DesiredObjectsTest {
   }
 
   @Test
+  void aFreshlyBuiltPodNeedsNoMetadataSync() {
+    Sandbox bare = sandbox("bare");
+    Sandbox labelled = sandbox("labelled");
+    ObjectMeta md = new ObjectMeta();
+    md.setLabels(Map.of("team", "a"));
+    md.setAnnotations(Map.of("note", "x"));
+    labelled.getSpec().getPodTemplate().setMetadata(md);
+    Sandbox member = PoolSandboxes.build(ExtensionBuildersTest.pool(), ExtensionBuildersTest.template("tpl"), "pool-abcde", true);
+    member.getMetadata().setUid("m-uid");
+    Sandbox cold = ClaimSandboxes.cold(ExtensionBuildersTest.claim(), ExtensionBuildersTest.template("tpl"));
+    cold.getMetadata().setUid("c-uid");
+    // A template without Pod metadata: its members carry only reserved labels, none propagated.
+    Sandbox plain = PoolSandboxes.build(ExtensionBuildersTest.pool(), templateWithoutPodMetadata(), "pool-fghjk", true);
+    plain.getMetadata().setUid("p-uid");
+    for (Sandbox sb : List.of(bare, labelled, member, cold, plain)) {
+      assertThat(DesiredPod.syncedMetadata(sb, DesiredPod.build(sb))).as(sb.getMetadata().getName()).isNull();
+    }
+  }
+
+  static io.sandboxd.controller.model.SandboxTemplate templateWithoutPodMetadata() {
+    io.sandboxd.controller.model.SandboxTemplate t = ExtensionBuildersTest.template("tpl");
+    t.getSpec().getPodTemplate().setMetadata(null);
+    return t;
+  }
+
+  @Test
   void jsonPatchMapDiff() {
     String json = new JsonPatch().map("/metadata/labels", Map.of("a", "1", "b", "2"), Map.of("a", "1", "c/d", "3")).json();
     assertThat(json).contains("{\"op\":\"remove\",\"path\":\"/metadata/labels/b\"}")
         .contains("{\"op\":\"add\",\"path\":\"/metadata/labels/c~1d\",\"value\":\"3\"}").doesNotContain("labels/a");
     assertThat(new JsonPatch().map("/x", null, Map.of()).isEmpty()).isTrue();
     assertThat(new JsonPatch().mapEntry("/x", null, "k", null).isEmpty()).isTrue();
+    // fabric8 reads a missing map as empty: the whole map is added, never a key under a missing parent.
+    assertThat(new JsonPatch().map("/metadata/annotations", Map.of(), Map.of("k/x", "v")).json())
+        .isEqualTo("[{\"op\":\"add\",\"path\":\"/metadata/annotations\",\"value\":{\"k/x\":\"v\"}}]");
+    assertThat(new JsonPatch().mapEntry("/metadata/labels", Map.of(), "k", "v").json())
+        .isEqualTo("[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"k\":\"v\"}}]");
   }
 
   @Test

@@ -56,6 +56,13 @@ class ExtensionBuildersTest {
   }
 
   @Test
+  void sandboxesWeBuildNameTheirPodUpFrontSoNoAnnotationWriteFollowsThePodsCreation() {
+    assertThat(PoolSandboxes.build(pool(), template("tpl"), "pool-abcde", true).getMetadata().getAnnotations())
+        .containsEntry(Keys.POD_NAME, "pool-abcde");
+    assertThat(ClaimSandboxes.cold(claim(), template("tpl")).getMetadata().getAnnotations()).containsEntry(Keys.POD_NAME, "claim");
+  }
+
+  @Test
   void defaultNetworkPolicyAndSecureDefaults() {
     SandboxTemplate t = template("test-template");
     var np = DesiredNetworkPolicy.build(t);

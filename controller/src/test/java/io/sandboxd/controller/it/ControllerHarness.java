@@ -54,7 +54,7 @@ final class ControllerHarness implements AutoCloseable {
     this.kubelet = new FakeKubelet(client);
     this.operatorClient = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
         .withConfig(Controllers.tunedForMock(injected.getConfiguration())).build();
-    this.operator = Controllers.build(operatorClient, new ControllerOptions("cluster.local", true, 50, Clock.systemUTC()), registry, null);
+    this.operator = Controllers.build(operatorClient, new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC()), registry, null);
     operator.start();
   }
 

@@ -48,7 +48,7 @@ class LeaderElectionIT {
       // exitOnStopLeading=false: JOSDK's default would System.exit the test JVM when this replica stops.
       var le = new LeaderElectionConfiguration(LEASE, LEASE_NS, Duration.ofSeconds(4), Duration.ofSeconds(3),
           Duration.ofMillis(250), identity, null, false);
-      this.operator = Controllers.build(client, new ControllerOptions("cluster.local", false, 4, Clock.systemUTC()), registry, le);
+      this.operator = Controllers.build(client, new ControllerOptions("cluster.local", false, new ControllerOptions.Workers(4, 1, 1, 1), Clock.systemUTC()), registry, le);
       operator.start();
     }
 

@@ -83,7 +83,7 @@ class MainShutdownIT {
           Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
           "-cp", System.getProperty("java.class.path"), "io.sandboxd.controller.app.Main",
           "--leader-elect", "--leader-election-namespace=" + ns, "--leader-election-id=main-lease",
-          "--no-extensions", "--workers=2", "--metrics-bind-address=127.0.0.1:0"));
+          "--no-extensions", "--sandbox-workers=2", "--metrics-bind-address=127.0.0.1:0"));
       pb.environment().put("KUBERNETES_MASTER", client.getMasterUrl().toString());
       pb.environment().put("KUBERNETES_TRUST_CERTIFICATES", "true");
       pb.environment().put("KUBERNETES_NAMESPACE", "default");

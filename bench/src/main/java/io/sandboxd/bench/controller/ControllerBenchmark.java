@@ -1,0 +1,355 @@
+package io.sandboxd.bench.controller;
+
+import com.google.gson.GsonBuilder;
+import io.sandboxd.controller.model.Ref;
+import io.sandboxd.controller.model.SandboxClaim;
+import io.sandboxd.controller.model.SandboxTemplate;
+import io.sandboxd.controller.model.SandboxWarmPool;
+import io.sandboxd.controller.standin.ApiStandIn;
+import io.sandboxd.controller.standin.ApiStandIn.Request;
+import io.sandboxd.controller.standin.ObjectStore;
+import io.sandboxd.controller.standin.ObjectStore.Kind;
+import io.sandboxd.controller.standin.StandInKubelet;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.BooleanSupplier;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Warm and cold SandboxClaim bursts against the controller's real jar, run as its own process,
+ * with the fast API stand-in (from the controller's tests) in this JVM playing the API server,
+ * scheduler and kubelet. Per launch type: a burst paced at {@code --rate} (latency, requests,
+ * CPU per claim, heap/RSS) and a flood of the same size created at once (throughput). A warm-up
+ * round first, so the JIT has compiled the hot path as it would have in a long-running controller.
+ * Run: {@code java -jar bench/target/sandboxd-bench.jar controller --json FILE}.
+ */
+@Command(name = "sandboxd-bench controller", mixinStandardHelpOptions = true,
+        description = "Warm and cold claim bursts against controller/target/sandboxd-controller.jar on a fast API stand-in.")
+public final class ControllerBenchmark implements Callable<Integer> {
+    static final String DEFAULT_JAR = "controller/target/sandboxd-controller.jar";
+    static final Duration PHASE_TIMEOUT = Duration.ofMinutes(5);
+
+    @Option(names = "--claims", defaultValue = "1000", description = "Claims per burst (default ${DEFAULT-VALUE}).")
+    int claims;
+
+    @Option(names = "--rate", defaultValue = "300", description = "Claims created per second in the paced burst (default ${DEFAULT-VALUE}).")
+    double rate;
+
+    @Option(names = "--warmup-claims", defaultValue = "300", description = "Claims of the unmeasured warm-up round, warm and cold (default ${DEFAULT-VALUE}).")
+    int warmupClaims;
+
+    @Option(names = "--pod-start-delay", defaultValue = "0", description = "Milliseconds from Pod creation to Running+Ready (default ${DEFAULT-VALUE}).")
+    long podStartDelayMs;
+
+    @Option(names = "--controller-jar", defaultValue = DEFAULT_JAR, description = "The controller jar (default ${DEFAULT-VALUE}).")
+    Path jar;
+
+    /** What controller/deploy runs with (SerialGC, 512k stacks), the heap at 75% of its 512Mi limit. */
+    @Option(names = "--controller-jvm-opts", defaultValue = "-XX:+UseSerialGC -Xss512k -Xmx384m",
+            description = "JVM options of the controller process (default: as controller/deploy, ${DEFAULT-VALUE}).")
+    String jvmOpts;
+
+    @Option(names = "--controller-args", defaultValue = "", description = "Extra controller flags, e.g. \"--claim-workers 16\".")
+    String controllerArgs;
+
+    @Option(names = "--launch-types", split = ",", defaultValue = "warm,cold", description = "Which bursts to run (default ${DEFAULT-VALUE}).")
+    List<String> launchTypes;
+
+    @Option(names = "--json", defaultValue = "controller-benchmark.json", description = "Where to write results (default ${DEFAULT-VALUE}).")
+    Path json;
+
+    private ObjectStore store;
+    private ApiStandIn api;
+    private BindTracker tracker;
+    private ControllerProcess controller;
+    private Kind claimsKind;
+    private Kind poolsKind;
+    private Kind sandboxesKind;
+
+    public static int run(String[] args) {
+        return new CommandLine(new ControllerBenchmark()).execute(args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintStream out = System.out;
+        if (!Files.isRegularFile(jar)) {
+            System.err.println("no controller jar at " + jar + "; build it with ./mvnw -B -q -pl controller,bench -am -DskipTests package");
+            return 2;
+        }
+        store = new ObjectStore();
+        api = new ApiStandIn(store);
+        claimsKind = store.kindOf("sandboxclaims");
+        poolsKind = store.kindOf("sandboxwarmpools");
+        sandboxesKind = store.kindOf("sandboxes");
+        tracker = new BindTracker(api);
+        try (StandInKubelet kubelet = new StandInKubelet(store, Duration.ofMillis(podStartDelayMs))) {
+            controller = ControllerProcess.start(jar, split(jvmOpts), api.url(), split(controllerArgs));
+            ControllerProcess started = controller;
+            Runtime.getRuntime().addShutdownHook(new Thread(started::close, "controller-stop")); // also on ^C
+            out.printf("[bench] controller pid %d on %s (log %s)%n", controller.pid(), api.url(), controller.log);
+            Map<String, Object> result = new LinkedHashMap<>();
+            result.put("method", method());
+            if (warmupClaims > 0) {
+                out.println("[bench] warm-up ...");
+                warmupRound();
+            }
+            for (String type : launchTypes) {
+                result.put(type, launchType(type, out));
+            }
+            result.put("double_adoptions_whole_run", tracker.doubleAdoptions());
+            Files.writeString(json, new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues().create()
+                    .toJson(result), StandardCharsets.UTF_8);
+            out.println("JSON written to " + json);
+            return 0;
+        } finally {
+            if (controller != null) {
+                controller.close();
+            }
+            api.close();
+        }
+    }
+
+    private Map<String, Object> method() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("api", "in-process stand-in (io.sandboxd.controller.standin): JDK HTTP server, one thread per request, "
+                + "in-memory store with one resourceVersion sequence, optimistic locking, JSON/merge patch, status subresources, "
+                + "HTTP-streaming watches replayed from a resourceVersion; its service time per request is reported");
+        m.put("kubelet", "in the stand-in: binds each new Pod and reports it Running+Ready after " + podStartDelayMs + " ms");
+        m.put("controller", "java " + jvmOpts + " -jar " + jar + " --no-leader-elect " + controllerArgs);
+        m.put("claims_per_burst", claims);
+        m.put("paced_rate_per_second", rate);
+        m.put("warmup_claims", warmupClaims);
+        m.put("cpus", Runtime.getRuntime().availableProcessors());
+        m.put("load_average_at_start", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        return m;
+    }
+
+    private void warmupRound() throws Exception {
+        createPool("warmup", warmupClaims);
+        awaitQuiet("warm-up pool Ready", () -> readyReplicas("warmup") == warmupClaims);
+        burst("warmup", "w", warmupClaims, 0, () -> readyReplicas("warmup") == warmupClaims);
+        createPool("warmup-cold", 0);
+        burst("warmup-cold", "c", warmupClaims, 0, () -> true);
+    }
+
+    private Map<String, Object> launchType(String type, PrintStream out) throws Exception {
+        boolean warm = type.equals("warm");
+        String ns = "bench-" + type;
+        int pool = warm ? claims : 0;
+        createPool(ns, pool);
+        BooleanSupplier refilled = () -> readyReplicas(ns) == pool;
+        awaitQuiet(ns + " pool Ready", refilled);
+        out.printf("[bench] %s: paced burst of %d claims at %.0f/s ...%n", type, claims, rate);
+        Phase paced = burst(ns, "p", claims, rate, refilled);
+        out.printf("[bench] %s: flood of %d claims at once ...%n", type, claims);
+        Phase flood = burst(ns, "f", claims, 0, refilled);
+        Map<String, Object> m = figures(paced, flood);
+        print(out, type, paced, flood, m);
+        return m;
+    }
+
+    /** One burst's raw material. */
+    private static final class Phase {
+        BurstFigures figures;
+        double cpuStart;
+        double cpuBoundMs;
+        double quietCpuMs;
+        double peakRssMiB;
+        double peakHeapMiB;
+    }
+
+    /**
+     * One burst; its window (requests, CPU until settled) ends once {@code settled} holds (the pool
+     * refilled) and the controller has sent nothing for a second.
+     */
+    private Phase burst(String ns, String prefix, int n, double perSecond, BooleanSupplier settled) throws Exception {
+        Phase p = new Phase();
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            names.add(prefix + "-" + i);
+        }
+        double[] peak = {0, 0};
+        java.util.concurrent.atomic.AtomicBoolean sampling = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread sampler = new Thread(() -> {
+            while (sampling.get()) {
+                peak[0] = Math.max(peak[0], controller.rssAndPeakMiB()[0]);
+                peak[1] = Math.max(peak[1], controller.heapUsedMiB());
+                try {
+                    Thread.sleep(250);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "controller-sampler");
+        sampler.setDaemon(true);
+        sampler.start();
+        int before = api.requests().size();
+        p.cpuStart = controller.cpuMillis();
+        long start = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            if (perSecond > 0) {
+                long due = start + (long) (i * 1e9 / perSecond);
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+            }
+            SandboxClaim c = new SandboxClaim();
+            c.getMetadata().setName(names.get(i));
+            c.getMetadata().setNamespace(ns);
+            c.getSpec().setWarmPoolRef(new Ref("pool"));
+            store.create(claimsKind, ns, ObjectStore.fromModel(c));
+        }
+        awaitUntil(n + " claims bound in " + ns, () -> names.stream().allMatch(x -> tracker.boundAt.containsKey(ns + "/" + x)));
+        p.cpuBoundMs = controller.cpuMillis() - p.cpuStart;
+        awaitQuiet(ns + " settled", settled);
+        sampling.set(false);
+        sampler.join();
+        p.peakRssMiB = Math.max(peak[0], controller.rssAndPeakMiB()[0]);
+        p.peakHeapMiB = peak[1];
+        List<Request> all = api.requests();
+        List<Request> phase = all.subList(before, all.size()).stream().filter(r -> r.arrivedNanos() >= start).toList();
+        p.figures = new BurstFigures(ns + "/" + prefix, ns, names, tracker, phase, start);
+        p.quietCpuMs = controller.cpuMillis() - p.cpuStart;
+        return p;
+    }
+
+    private Map<String, Object> figures(Phase paced, Phase flood) {
+        BurstFigures f = paced.figures;
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("claims_per_second", BurstFigures.round(flood.figures.claimsPerSecond()));
+        m.put("writes_per_claim", BurstFigures.round(f.claimWritesPerClaim));
+        m.put("writes_per_claim_all_controllers", BurstFigures.round(f.writesPerClaim));
+        m.put("uncached_reads_per_claim", BurstFigures.round(f.uncachedReadsPerClaim));
+        m.put("controller_latency_ms", f.latencyJson(f.totals()));
+        m.put("controller_latency_leg1_ms", f.latencyJson(f.legs(true)));
+        m.put("controller_latency_leg2_ms", f.latencyJson(f.legs(false)));
+        m.put("cpu_ms_per_claim", BurstFigures.round(paced.cpuBoundMs / f.claims));
+        m.put("cpu_ms_per_claim_until_settled", BurstFigures.round(paced.quietCpuMs / f.claims));
+        m.put("heap_used_mib_peak", BurstFigures.round(Math.max(paced.peakHeapMiB, flood.peakHeapMiB)));
+        m.put("rss_mib_peak", BurstFigures.round(Math.max(paced.peakRssMiB, flood.peakRssMiB)));
+        m.put("double_adoptions", tracker.doubleAdoptions());
+        m.put("rebound_claims", f.rebinds + flood.figures.rebinds);
+        m.put("bound", f.bound + flood.figures.bound);
+        m.put("warm", f.warm + flood.figures.warm);
+        m.put("claims", f.claims + flood.figures.claims);
+        m.put("requests_per_claim_by_kind", round(f.requestsPerClaimByKind));
+        m.put("api_service_ms", f.latencyJson(f.apiServiceMs));
+        m.put("api_max_in_flight", f.apiMaxInFlight);
+        Map<String, Object> fl = new LinkedHashMap<>();
+        fl.put("seconds_to_all_bound", BurstFigures.round(flood.figures.seconds));
+        fl.put("controller_latency_ms", flood.figures.latencyJson(flood.figures.totals()));
+        fl.put("writes_per_claim", BurstFigures.round(flood.figures.claimWritesPerClaim));
+        fl.put("uncached_reads_per_claim", BurstFigures.round(flood.figures.uncachedReadsPerClaim));
+        fl.put("cpu_ms_per_claim", BurstFigures.round(flood.cpuBoundMs / flood.figures.claims));
+        fl.put("api_service_ms", flood.figures.latencyJson(flood.figures.apiServiceMs));
+        fl.put("api_max_in_flight", flood.figures.apiMaxInFlight);
+        m.put("flood", fl);
+        m.put("paced_seconds_to_all_bound", BurstFigures.round(f.seconds));
+        return m;
+    }
+
+    private static Map<String, Double> round(Map<String, Double> m) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        m.forEach((k, v) -> out.put(k, BurstFigures.round(v)));
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void print(PrintStream out, String type, Phase paced, Phase flood, Map<String, Object> m) {
+        Map<String, Object> lat = (Map<String, Object>) m.get("controller_latency_ms");
+        Map<String, Object> api = (Map<String, Object>) m.get("api_service_ms");
+        out.printf(Locale.ROOT, "%n%s claims (%d per burst)%n", type, paced.figures.claims);
+        out.printf(Locale.ROOT, "  %-44s %10s%n", "figure", "value");
+        row(out, "bound/s (flood, created at once)", m.get("claims_per_second"));
+        row(out, "writes per claim (claim path)", m.get("writes_per_claim"));
+        row(out, "writes per claim (all controllers)", m.get("writes_per_claim_all_controllers"));
+        row(out, "uncached reads per claim", m.get("uncached_reads_per_claim"));
+        row(out, "controller latency p50 ms (paced)", lat.get("p50"));
+        row(out, "controller latency p99 ms (paced)", lat.get("p99"));
+        row(out, "CPU ms per claim (to all bound)", m.get("cpu_ms_per_claim"));
+        row(out, "CPU ms per claim (to settled)", m.get("cpu_ms_per_claim_until_settled"));
+        row(out, "heap used MiB (peak)", m.get("heap_used_mib_peak"));
+        row(out, "RSS MiB (peak)", m.get("rss_mib_peak"));
+        row(out, "double adoptions", m.get("double_adoptions"));
+        row(out, "API service ms p50 / p99", api.get("p50") + " / " + api.get("p99"));
+        out.printf(Locale.ROOT, "  requests per claim: %s%n", m.get("requests_per_claim_by_kind"));
+    }
+
+    private static void row(PrintStream out, String k, Object v) {
+        out.printf(Locale.ROOT, "  %-44s %10s%n", k, v);
+    }
+
+    // ---- objects and waiting ---------------------------------------------------------------
+
+    private void createPool(String ns, int replicas) {
+        SandboxTemplate t = new SandboxTemplate();
+        t.getMetadata().setName("tpl");
+        t.getMetadata().setNamespace(ns);
+        var pod = new io.fabric8.kubernetes.api.model.PodTemplateSpec();
+        pod.setSpec(new io.fabric8.kubernetes.api.model.PodSpecBuilder().withContainers(new io.fabric8.kubernetes.api.model.ContainerBuilder()
+                .withName("main").withImage("sandboxd:bench").build()).build());
+        t.getSpec().setPodTemplate(pod);
+        store.create(store.kindOf("sandboxtemplates"), ns, ObjectStore.fromModel(t));
+        SandboxWarmPool p = new SandboxWarmPool();
+        p.getMetadata().setName("pool");
+        p.getMetadata().setNamespace(ns);
+        p.getSpec().setReplicas(replicas);
+        p.getSpec().setSandboxTemplateRef(new Ref("tpl"));
+        store.create(poolsKind, ns, ObjectStore.fromModel(p));
+    }
+
+    private int readyReplicas(String ns) {
+        try {
+            var st = store.get(poolsKind, ns, "pool").path("status");
+            return st.path("readyReplicas").asInt(-1) == st.path("replicas").asInt(-2) ? st.path("readyReplicas").asInt() : -1;
+        } catch (ObjectStore.ApiException e) {
+            return -1;
+        }
+    }
+
+    /** Until the condition holds and the controller sent no request (watches aside) for a second. */
+    private void awaitQuiet(String what, BooleanSupplier cond) throws InterruptedException {
+        awaitUntil(what, () -> {
+            if (!cond.getAsBoolean()) {
+                return false;
+            }
+            List<Request> r = api.requests();
+            long last = 0;
+            for (int i = r.size() - 1; i >= 0 && i >= r.size() - 50; i--) {
+                if (r.get(i).verb() != ApiStandIn.Verb.WATCH) {
+                    last = Math.max(last, r.get(i).doneNanos());
+                }
+            }
+            return System.nanoTime() - last > 1_000_000_000L;
+        });
+    }
+
+    private static void awaitUntil(String what, BooleanSupplier cond) throws InterruptedException {
+        long deadline = System.nanoTime() + PHASE_TIMEOUT.toNanos();
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("timed out waiting for " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static List<String> split(String s) {
+        return s.isBlank() ? List.of() : Arrays.asList(s.trim().split("\\s+"));
+    }
+}

@@ -1,0 +1,47 @@
+package io.sandboxd.controller.it;
+
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.javaoperatorsdk.operator.Operator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sandboxd.controller.app.ControllerOptions;
+import io.sandboxd.controller.app.Controllers;
+import io.sandboxd.controller.app.ReconcileWorkers;
+import io.sandboxd.controller.standin.ApiStandIn;
+import io.sandboxd.controller.standin.ObjectStore;
+import io.sandboxd.controller.standin.StandInKubelet;
+import java.time.Clock;
+import java.time.Duration;
+
+/**
+ * The controller in this JVM against the fast API stand-in (not the single-threaded CRUD mock):
+ * for tests at the scale of a burst, with every request recorded at the API boundary.
+ */
+final class StandInHarness implements AutoCloseable {
+  final ObjectStore store = new ObjectStore();
+  final ApiStandIn api;
+  final StandInKubelet kubelet;
+  final KubernetesClient client;
+  final Operator operator;
+  final ReconcileWorkers workers = Controllers.workers(ControllerOptions.Workers.defaults());
+
+  StandInHarness() throws Exception {
+    api = new ApiStandIn(store);
+    kubelet = new StandInKubelet(store, Duration.ZERO);
+    client = new KubernetesClientBuilder().withConfig(Controllers.tuned(new ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
+        .withMasterUrl(api.url()).withNamespace("default").withOnlyHttpWatches(true)
+        .withRequestTimeout(60_000).withConnectionTimeout(60_000).build())).build();
+    operator = Controllers.build(client, new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC()),
+        new SimpleMeterRegistry(), null, workers);
+    operator.start();
+  }
+
+  @Override
+  public void close() {
+    operator.stop();
+    client.close();
+    kubelet.close();
+    api.close();
+  }
+}
