@@ -21,6 +21,7 @@ import java.util.Optional;
         sortOptions = false, usageHelpAutoWidth = true,
         description = "KEP-539.2 sandbox runtime daemon: gRPC ProcessService and REST filesystem API.")
 public final class SandboxdCommand {
+    static final String TOKEN_FILE_VARIABLE = "SANDBOXD_AUTH_TOKEN_FILE";
 
     @Option(names = "--listen-host", defaultValue = "0.0.0.0",
             description = "Address both listeners bind (env SANDBOXD_LISTEN_HOST, default ${DEFAULT-VALUE}).")
@@ -136,23 +137,41 @@ public final class SandboxdCommand {
         }
     }
 
+    /**
+     * The access token, from the file (flag or {@code SANDBOXD_AUTH_TOKEN_FILE}) or else from
+     * {@code SANDBOXD_AUTH_TOKEN}. Auth never fails open: a source that is given but blank (an empty
+     * path, an empty or whitespace-only file or variable, as an empty or optional Kubernetes Secret
+     * key produces) refuses to start. Only giving no token at all runs without auth.
+     */
     private Optional<String> readToken(CommandLine cmd, java.util.Map<String, String> env) {
-        if (authTokenFile != null && !authTokenFile.isBlank()) {
-            try {
-                String token = Files.readString(Path.of(authTokenFile), StandardCharsets.UTF_8).strip();
-                if (token.isEmpty()) {
-                    throw bad(cmd, "--auth-token-file \"" + authTokenFile + "\" is empty");
-                }
-                return Optional.of(token);
-            } catch (IOException e) {
-                throw bad(cmd, "--auth-token-file \"" + authTokenFile + "\" cannot be read");
+        String file = authTokenFile;
+        if (file == null && env.containsKey(TOKEN_FILE_VARIABLE)) {
+            file = env.get(TOKEN_FILE_VARIABLE); // EnvDefaults skips empty values; here empty is an error
+        }
+        if (file != null) {
+            if (file.isBlank()) {
+                throw bad(cmd, "--auth-token-file (or " + TOKEN_FILE_VARIABLE + ") is set but empty: "
+                        + "refusing to start without auth");
             }
+            String token;
+            try {
+                token = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+            } catch (IOException | java.nio.file.InvalidPathException e) {
+                throw bad(cmd, "--auth-token-file \"" + file + "\" cannot be read");
+            }
+            if (token.isEmpty()) {
+                throw bad(cmd, "--auth-token-file \"" + file + "\" is empty");
+            }
+            return Optional.of(token);
         }
         String fromEnv = env.get(Daemon.AUTH_TOKEN_VARIABLE);
-        if (fromEnv != null && !fromEnv.isBlank()) {
-            return Optional.of(fromEnv.strip());
+        if (fromEnv == null) {
+            return Optional.empty();
         }
-        return Optional.empty();
+        if (fromEnv.isBlank()) {
+            throw bad(cmd, Daemon.AUTH_TOKEN_VARIABLE + " is set but blank: refusing to start without auth");
+        }
+        return Optional.of(fromEnv.strip());
     }
 
     private static void checkPort(CommandLine cmd, String flag, int port) {

@@ -133,6 +133,40 @@ class MainTest {
         assertThat(errText().strip().lines()).hasSize(1);
     }
 
+    /** Auth never fails open: every way of giving a token refuses a blank one (issue 16). */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "SANDBOXD_AUTH_TOKEN|''",
+        "SANDBOXD_AUTH_TOKEN|'   '",
+        "SANDBOXD_AUTH_TOKEN|'\t'",
+        "SANDBOXD_AUTH_TOKEN_FILE|''",
+        "SANDBOXD_AUTH_TOKEN_FILE|'  '",
+    })
+    void blankTokenInTheEnvironmentRefusesToStart(String variable, String value) {
+        Main.Parsed p = parse(Map.of(variable, value.replace("\\t", "\t")), "--root-dir", tmp.resolve("r").toString());
+        assertThat(p.exitCode()).isEqualTo(2);
+        assertThat(p.config()).isNull();
+        assertThat(errText()).startsWith("sandboxd: ").contains("refusing to start without auth");
+        assertThat(errText().strip().lines()).hasSize(1);
+    }
+
+    @Test
+    void blankTokenFileOrFlagRefusesToStart() throws Exception {
+        Path blank = Files.writeString(tmp.resolve("blank"), " \n\t\n");
+        for (String[] args : new String[][] {
+            {"--auth-token-file", ""}, {"--auth-token-file", "  "}, {"--auth-token-file", blank.toString()}}) {
+            err.reset();
+            Main.Parsed p = parse(Map.of(), args[0], args[1], "--root-dir", tmp.resolve("r").toString());
+            assertThat(p.exitCode()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(errText().strip().lines()).hasSize(1);
+        }
+        // the flag wins over a good variable, and is still refused when blank
+        assertThat(parse(Map.of("SANDBOXD_AUTH_TOKEN", "good"), "--auth-token-file", "",
+                "--root-dir", tmp.resolve("r").toString()).exitCode()).isEqualTo(2);
+        // no token given at all: auth off, the only way to get it
+        assertThat(parse(Map.of(), "--root-dir", tmp.resolve("r").toString()).config().authToken()).isEmpty();
+    }
+
     @Test
     void badEnvironmentValueExits2() {
         Main.Parsed p = parse(Map.of("SANDBOXD_REST_PORT", "-1"), "--root-dir", tmp.toString());
