@@ -2,6 +2,8 @@ package io.sandboxd.daemon.cli;
 
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.logging.LogFormat;
+import io.sandboxd.daemon.process.os.ChildCredentials;
+import io.sandboxd.daemon.security.RunAsUser;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -67,6 +69,17 @@ public final class SandboxdCommand {
             description = "Cap on live processes; beyond it RESOURCE_EXHAUSTED (env SANDBOXD_MAX_PROCESSES, default ${DEFAULT-VALUE}).")
     int maxProcesses;
 
+    @Option(names = "--grpc-max-concurrent-calls", defaultValue = "" + DaemonConfig.DEFAULT_GRPC_MAX_CONCURRENT_CALLS,
+            description = "Calls one gRPC connection may have open at once; a client queues the rest "
+                    + "(env SANDBOXD_GRPC_MAX_CONCURRENT_CALLS, default ${DEFAULT-VALUE}).")
+    int grpcMaxConcurrentCalls;
+
+    @Option(names = "--run-as-user",
+            description = "Run the sandbox's processes, and own the files the API writes, as UID[:GID] with the "
+                    + "user's supplementary groups; needs the privilege to switch, e.g. a daemon running as root "
+                    + "(env SANDBOXD_RUN_AS_USER). Off: they run as the daemon's own user.")
+    String runAsUser;
+
     @Option(names = "--auth-token-file",
             description = "File holding the bearer token required on every call but health "
                     + "(env SANDBOXD_AUTH_TOKEN_FILE; or the token itself in SANDBOXD_AUTH_TOKEN). Off by default.")
@@ -104,6 +117,10 @@ public final class SandboxdCommand {
         if (httpIdleTimeout.isZero() || httpIdleTimeout.isNegative()) {
             throw bad(cmd, "--http-idle-timeout must be positive (got " + httpIdleTimeout + ")");
         }
+        if (grpcMaxConcurrentCalls < 1) {
+            throw bad(cmd, "--grpc-max-concurrent-calls must be at least 1 (got " + grpcMaxConcurrentCalls + ")");
+        }
+        ChildCredentials runAs = runAs(cmd);
         String prefix = metadataEnvPrefix == null || metadataEnvPrefix.isEmpty() ? "SANDBOX_" : metadataEnvPrefix;
         LogFormat format;
         try {
@@ -112,7 +129,21 @@ public final class SandboxdCommand {
             throw bad(cmd, "--log-format must be text or json (got \"" + logFormat + "\")");
         }
         return new DaemonConfig(listenHost, grpcPort, restPort, prepareRoot(cmd), prefix, shutdownTimeout,
-                httpIdleTimeout, chunk, executeOutputLimit, maxProcesses, readToken(cmd, env), format);
+                httpIdleTimeout, chunk, executeOutputLimit, maxProcesses, readToken(cmd, env), format,
+                grpcMaxConcurrentCalls, runAs);
+    }
+
+    private ChildCredentials runAs(CommandLine cmd) {
+        if (runAsUser == null) {
+            return ChildCredentials.INHERIT;
+        }
+        try {
+            ChildCredentials c = RunAsUser.parse(runAsUser);
+            c.checkSwitchable();
+            return c;
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw bad(cmd, "--run-as-user \"" + runAsUser + "\": " + e.getMessage());
+        }
     }
 
     private Path prepareRoot(CommandLine cmd) {

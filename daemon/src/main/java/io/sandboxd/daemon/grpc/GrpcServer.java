@@ -33,6 +33,8 @@ import java.util.concurrent.TimeUnit;
  * only: the process core it serves is built, handed over and closed by the daemon.
  */
 public final class GrpcServer {
+    /** grpc-java's default, made explicit: the largest request message, e.g. one WriteStdin. */
+    public static final int MAX_INBOUND_MESSAGE_BYTES = 4 * 1024 * 1024;
     private final DaemonConfig config;
     private final ListenerContext listeners;
     private final ProcessCore processes;
@@ -71,6 +73,10 @@ public final class GrpcServer {
                 // ByteBuffer.allocateDirect zeroes: one Execute left ~8 MiB more RSS at idle.
                 // Netty 4.2's default (adaptive) allocator: ~4 MiB less (measured on JDK 17, 2 cores).
                 .withChildOption(ChannelOption.ALLOCATOR, ByteBufAllocator.DEFAULT)
+                // HTTP/2 MAX_CONCURRENT_STREAMS: a client queues calls beyond it on its side
+                .maxConcurrentCallsPerConnection(config.grpcMaxConcurrentCalls())
+                // stated, not defaulted: the stdin budget (StdinBudget) and the docs rely on 4 MiB
+                .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
                 .addService(new ProcessServiceImpl(processes, config.executeOutputLimit(), ptySpawns))
                 .addService(health.getHealthService())
                 .addService(ProtoReflectionServiceV1.newInstance())
