@@ -34,6 +34,6 @@ public record DaemonConfig(
     public static final int DEFAULT_STREAM_CHUNK_SIZE = 256 * 1024;
     public static final int MAX_STREAM_CHUNK_SIZE = 4 * 1024 * 1024;
     public static final int MAX_EXECUTE_OUTPUT_LIMIT = 64 * 1024 * 1024;
-    /** Start streams are long-lived calls: room for --max-processes' default of them, and more. */
-    public static final int DEFAULT_GRPC_MAX_CONCURRENT_CALLS = 2048;
+    /** As many as --max-processes allows Start streams by default; beyond it a client queues calls on its side. */
+    public static final int DEFAULT_GRPC_MAX_CONCURRENT_CALLS = 1024;
 }
