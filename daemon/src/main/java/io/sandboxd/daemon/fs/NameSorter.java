@@ -33,6 +33,8 @@ final class NameSorter implements AutoCloseable {
     }
 
     private final int rootFd;
+    private final int memoryNames;
+    private final int runNames;
     private final List<Name> run = new ArrayList<>();
     private long runBytes;
     private SpillFile spill;
@@ -41,13 +43,20 @@ final class NameSorter implements AutoCloseable {
 
     /** @param rootFd where a spill file goes when the names do not fit in memory */
     NameSorter(int rootFd) {
+        this(rootFd, MEMORY_NAMES, RUN_NAMES);
+    }
+
+    /** Smaller thresholds make tests exercise spilling and multi-pass merges with few names. */
+    NameSorter(int rootFd, int memoryNames, int runNames) {
         this.rootFd = rootFd;
+        this.memoryNames = memoryNames;
+        this.runNames = runNames;
     }
 
     void add(Name name) throws IOException {
         run.add(name);
         runBytes += name.length();
-        if (spill == null ? run.size() > MEMORY_NAMES : run.size() >= RUN_NAMES || runBytes >= RUN_BYTES) {
+        if (spill == null ? run.size() > memoryNames : run.size() >= runNames || runBytes >= RUN_BYTES) {
             spillRun();
         }
     }
