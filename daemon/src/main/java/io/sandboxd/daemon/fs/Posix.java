@@ -59,8 +59,8 @@ final class Posix {
     /**
      * The calls a tree walk makes per entry, returning -1 and leaving errno ({@link #errno()})
      * instead of throwing: an expected failure (ENOTEMPTY from rmdir on the way down) would
-     * otherwise cost a stack-walking exception per directory level, which made a 100,000-deep
-     * delete take 37 s instead of ~5 s.
+     * otherwise cost a stack-walking exception per directory level (measured: two 100,000-deep
+     * deletes on ext4 took 37 s with them).
      */
     static final class Raw {
         static {

@@ -7,8 +7,8 @@ import com.sun.jna.LastErrorException;
  * (a 100,000-deep chain deletes in one pass). It works from the top: each entry is unlinked
  * (a directory with {@code rmdir}); a directory that is not empty is entered and its contents
  * removed first, then the walk climbs back ({@link DirectoryPath#climb}, identity-checked) and
- * reads the parent again from its start, where the emptied directory is now removed. Measured:
- * two 100,000-deep chains in 5.7 s (2 cores shared). Names go
+ * reads the parent again from its start, where the emptied directory is now removed. Measured (DeepTreeIT,
+ * tmpfs, -Xss256k): a 100,000-deep chain in 2.0 s; rm -rf of the same takes 2.7 s. Names go
  * from {@code getdents64} to {@code unlinkat} as bytes.
  */
 final class TreeRemover {
