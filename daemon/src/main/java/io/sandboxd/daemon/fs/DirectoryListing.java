@@ -15,7 +15,6 @@ import java.util.List;
  * as it is delivered. Memory does not grow with the directory (see {@link NameSorter}).
  */
 public final class DirectoryListing implements AutoCloseable {
-    private static final int S_IFMT = 0170000;
 
     /** Receives the entries in order. */
     public interface EntrySink {
@@ -101,7 +100,7 @@ public final class DirectoryListing implements AutoCloseable {
                 return null;
             }
             Posix.Stat st = t.isDirectoryTarget() ? Posix.stat(t.dirFd()) : Posix.statAt(t.dirFd(), t.name());
-            return (st.mode() & S_IFMT) == Posix.S_IFLNK ? null : st;
+            return st.type() == Posix.S_IFLNK ? null : st;
         } catch (PathException e) {
             return null;
         }

@@ -20,10 +20,8 @@ import java.util.HexFormat;
  * operation after resolution is relative to the descriptors it returned.
  */
 public final class FileStore {
-    private static final int S_IFMT = 0170000;
     private static final int S_IFREG = 0100000;
     private static final int S_IFDIR = 0040000;
-    private static final int S_IFLNK = 0120000;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final SandboxRoot root;

@@ -71,6 +71,13 @@ class TokenSecrecyIT {
                 + "print('id:', subprocess.run(['id'], capture_output=True).stdout.decode().strip())\n";
     }
 
+    /** From a {@code SigIgn:} line of /proc/PID/status: whether signal 3 is ignored. */
+    static boolean ignoresSigquit(String status) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("SigIgn:\\s+([0-9a-f]+)").matcher(status);
+        assertThat(m.find()).as(status).isTrue();
+        return (Long.parseUnsignedLong(m.group(1), 16) & (1L << (3 - 1))) != 0;
+    }
+
     private static Path worldReadableDir(Path parent, String name) throws Exception {
         Path d = Files.createDirectories(parent.resolve(name));
         Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -98,6 +105,10 @@ class TokenSecrecyIT {
                         .contains("ptrace: refused errno 1").doesNotContain(TOKEN);
                 assertThat(out).containsPattern("cmdline: \\S*java"); // readable by design, and holds no token
                 assertThat(out).containsPattern("attach: rc [1-9]");
+                // the daemon ignores SIGQUIT for that; its children, pipe and PTY, must not inherit it
+                assertThat(ignoresSigquit(execute(d, "import subprocess\nprint(subprocess.run(['grep', 'SigIgn',"
+                        + " '/proc/self/status'], capture_output=True).stdout.decode())\n"))).isFalse();
+                assertThat(ignoresSigquit(startWithPty(d, List.of("sh", "-c", "grep SigIgn /proc/self/status")))).isFalse();
             }
         } finally {
             new ProcessBuilder("rm", "-rf", base.toString()).start().waitFor();
