@@ -15,6 +15,7 @@ import io.sandboxd.daemon.process.ProcessCore;
 import io.sandboxd.daemon.process.ProcessRegistry;
 import io.sandboxd.daemon.process.ProcessRuntime;
 import io.sandboxd.daemon.rest.RestServer;
+import io.sandboxd.daemon.security.RunAsUser;
 
 import java.io.IOException;
 import java.util.HashMap;
@@ -54,11 +55,24 @@ public final class Daemon {
     public Daemon(DaemonConfig config, Metrics metrics, RequestLog requestLog) {
         this.config = config;
         this.listeners = new ListenerContext(state, AccessToken.from(config.authToken()), requestLog, metrics);
-        SandboxRoot root = new SandboxRoot(config.rootDir());
+        SandboxRoot root = new SandboxRoot(config.rootDir(), RunAsUser.fileOwner(config.runAs()));
         this.processes = new ProcessCore(new CommandResolver(root, childEnvironment(System.getenv())),
                 new ProcessRegistry(config.maxProcesses()),
-                new ProcessRuntime(config.streamChunkSize(), metrics.registry()));
+                new ProcessRuntime(config.streamChunkSize(), config.runAs(), metrics.registry()));
         this.files = new FileStore(root, fileBuffers);
+        if (!config.runAs().inherits()) {
+            giveRootTo(config);
+        }
+    }
+
+    /** With --run-as-user the processes must be able to create files in the root itself. */
+    private static void giveRootTo(DaemonConfig config) {
+        try {
+            java.nio.file.Files.setAttribute(config.rootDir(), "unix:gid", config.runAs().gid());
+            java.nio.file.Files.setAttribute(config.rootDir(), "unix:uid", config.runAs().uid());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot give the root dir to --run-as-user", e);
+        }
     }
 
     /** The daemon's environment minus its own secret: user processes never see the access token. */

@@ -2,6 +2,8 @@ package io.sandboxd.daemon.cli;
 
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.logging.RequestLog;
+import io.sandboxd.daemon.security.JvmAttach;
+import io.sandboxd.daemon.security.Prctl;
 import picocli.CommandLine;
 
 import java.io.PrintStream;
@@ -16,6 +18,9 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        // Before anything reads the token: from here on no process of the sandbox (same uid by
+        // default) can read it from /proc/<pid>/environ or mem, or ptrace the daemon.
+        Prctl.makeNonDumpable();
         defaultSystemProperties();
         StartupPreloader preloader = wantsHelpOrVersion(args) ? StartupPreloader.none() : StartupPreloader.start();
         System.exit(run(args, System.getenv(), preloader));
@@ -79,6 +84,9 @@ public final class Main {
         if (p.config() == null) {
             return p.exitCode();
         }
+        if (p.config().runAs().inherits() && !JvmAttach.runningAsRoot()) {
+            JvmAttach.refuseSameUserAttach(); // the children share our uid: no jcmd/attach for them
+        }
         ShutdownSignals signals = ShutdownSignals.install();
         Daemon daemon = new Daemon(p.config(), preloader.metrics(), RequestLog.stderr(p.config().logFormat()));
         try {
@@ -90,7 +98,8 @@ public final class Main {
         }
         System.err.println("sandboxd: listening rest=" + p.config().listenHost() + ":" + daemon.restPort()
                 + " grpc=" + p.config().listenHost() + ":" + daemon.grpcPort() + " root=" + p.config().rootDir()
-                + " auth=" + (p.config().authToken().isPresent() ? "on" : "off"));
+                + " auth=" + (p.config().authToken().isPresent() ? "on" : "off")
+                + " processes-run-as=" + (p.config().runAs().inherits() ? "daemon-user" : p.config().runAs()));
         signals.onTermination(daemon::shutdown);
         daemon.awaitTermination();
         return 0;

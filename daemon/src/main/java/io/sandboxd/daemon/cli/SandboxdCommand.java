@@ -2,6 +2,8 @@ package io.sandboxd.daemon.cli;
 
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.logging.LogFormat;
+import io.sandboxd.daemon.process.os.ChildCredentials;
+import io.sandboxd.daemon.security.RunAsUser;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -21,6 +23,7 @@ import java.util.Optional;
         sortOptions = false, usageHelpAutoWidth = true,
         description = "KEP-539.2 sandbox runtime daemon: gRPC ProcessService and REST filesystem API.")
 public final class SandboxdCommand {
+    static final String TOKEN_FILE_VARIABLE = "SANDBOXD_AUTH_TOKEN_FILE";
 
     @Option(names = "--listen-host", defaultValue = "0.0.0.0",
             description = "Address both listeners bind (env SANDBOXD_LISTEN_HOST, default ${DEFAULT-VALUE}).")
@@ -66,6 +69,17 @@ public final class SandboxdCommand {
             description = "Cap on live processes; beyond it RESOURCE_EXHAUSTED (env SANDBOXD_MAX_PROCESSES, default ${DEFAULT-VALUE}).")
     int maxProcesses;
 
+    @Option(names = "--grpc-max-concurrent-calls", defaultValue = "" + DaemonConfig.DEFAULT_GRPC_MAX_CONCURRENT_CALLS,
+            description = "Calls one gRPC connection may have open at once; a client queues the rest "
+                    + "(env SANDBOXD_GRPC_MAX_CONCURRENT_CALLS, default ${DEFAULT-VALUE}).")
+    int grpcMaxConcurrentCalls;
+
+    @Option(names = "--run-as-user",
+            description = "Run the sandbox's processes, and own the files the API writes, as UID[:GID] with the "
+                    + "user's supplementary groups; needs the privilege to switch, e.g. a daemon running as root "
+                    + "(env SANDBOXD_RUN_AS_USER). Off: they run as the daemon's own user.")
+    String runAsUser;
+
     @Option(names = "--auth-token-file",
             description = "File holding the bearer token required on every call but health "
                     + "(env SANDBOXD_AUTH_TOKEN_FILE; or the token itself in SANDBOXD_AUTH_TOKEN). Off by default.")
@@ -103,6 +117,10 @@ public final class SandboxdCommand {
         if (httpIdleTimeout.isZero() || httpIdleTimeout.isNegative()) {
             throw bad(cmd, "--http-idle-timeout must be positive (got " + httpIdleTimeout + ")");
         }
+        if (grpcMaxConcurrentCalls < 1) {
+            throw bad(cmd, "--grpc-max-concurrent-calls must be at least 1 (got " + grpcMaxConcurrentCalls + ")");
+        }
+        ChildCredentials runAs = runAs(cmd);
         String prefix = metadataEnvPrefix == null || metadataEnvPrefix.isEmpty() ? "SANDBOX_" : metadataEnvPrefix;
         LogFormat format;
         try {
@@ -111,7 +129,21 @@ public final class SandboxdCommand {
             throw bad(cmd, "--log-format must be text or json (got \"" + logFormat + "\")");
         }
         return new DaemonConfig(listenHost, grpcPort, restPort, prepareRoot(cmd), prefix, shutdownTimeout,
-                httpIdleTimeout, chunk, executeOutputLimit, maxProcesses, readToken(cmd, env), format);
+                httpIdleTimeout, chunk, executeOutputLimit, maxProcesses, readToken(cmd, env), format,
+                grpcMaxConcurrentCalls, runAs);
+    }
+
+    private ChildCredentials runAs(CommandLine cmd) {
+        if (runAsUser == null) {
+            return ChildCredentials.INHERIT;
+        }
+        try {
+            ChildCredentials c = RunAsUser.parse(runAsUser);
+            c.checkSwitchable();
+            return c;
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw bad(cmd, "--run-as-user \"" + runAsUser + "\": " + e.getMessage());
+        }
     }
 
     private Path prepareRoot(CommandLine cmd) {
@@ -136,23 +168,41 @@ public final class SandboxdCommand {
         }
     }
 
+    /**
+     * The access token, from the file (flag or {@code SANDBOXD_AUTH_TOKEN_FILE}) or else from
+     * {@code SANDBOXD_AUTH_TOKEN}. Auth never fails open: a source that is given but blank (an empty
+     * path, an empty or whitespace-only file or variable, as an empty or optional Kubernetes Secret
+     * key produces) refuses to start. Only giving no token at all runs without auth.
+     */
     private Optional<String> readToken(CommandLine cmd, java.util.Map<String, String> env) {
-        if (authTokenFile != null && !authTokenFile.isBlank()) {
-            try {
-                String token = Files.readString(Path.of(authTokenFile), StandardCharsets.UTF_8).strip();
-                if (token.isEmpty()) {
-                    throw bad(cmd, "--auth-token-file \"" + authTokenFile + "\" is empty");
-                }
-                return Optional.of(token);
-            } catch (IOException e) {
-                throw bad(cmd, "--auth-token-file \"" + authTokenFile + "\" cannot be read");
+        String file = authTokenFile;
+        if (file == null && env.containsKey(TOKEN_FILE_VARIABLE)) {
+            file = env.get(TOKEN_FILE_VARIABLE); // EnvDefaults skips empty values; here empty is an error
+        }
+        if (file != null) {
+            if (file.isBlank()) {
+                throw bad(cmd, "--auth-token-file (or " + TOKEN_FILE_VARIABLE + ") is set but empty: "
+                        + "refusing to start without auth");
             }
+            String token;
+            try {
+                token = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+            } catch (IOException | java.nio.file.InvalidPathException e) {
+                throw bad(cmd, "--auth-token-file \"" + file + "\" cannot be read");
+            }
+            if (token.isEmpty()) {
+                throw bad(cmd, "--auth-token-file \"" + file + "\" is empty");
+            }
+            return Optional.of(token);
         }
         String fromEnv = env.get(Daemon.AUTH_TOKEN_VARIABLE);
-        if (fromEnv != null && !fromEnv.isBlank()) {
-            return Optional.of(fromEnv.strip());
+        if (fromEnv == null) {
+            return Optional.empty();
         }
-        return Optional.empty();
+        if (fromEnv.isBlank()) {
+            throw bad(cmd, Daemon.AUTH_TOKEN_VARIABLE + " is set but blank: refusing to start without auth");
+        }
+        return Optional.of(fromEnv.strip());
     }
 
     private static void checkPort(CommandLine cmd, String flag, int port) {

@@ -6,23 +6,13 @@ import io.sandboxd.daemon.errors.SandboxException;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HexFormat;
-import java.util.List;
-import java.util.Map;
 
 /**
  * The filesystem core of the REST API (CONTRACT §2.3–2.5): read, list, atomic write, delete.
@@ -30,11 +20,8 @@ import java.util.Map;
  * operation after resolution is relative to the descriptors it returned.
  */
 public final class FileStore {
-    private static final int S_IFMT = 0170000;
     private static final int S_IFREG = 0100000;
     private static final int S_IFDIR = 0040000;
-    private static final int S_IFLNK = 0120000;
-    private static final String ATTRS = "unix:mode,ino,size,lastModifiedTime";
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final SandboxRoot root;
@@ -56,7 +43,8 @@ public final class FileStore {
 
     // ---------------------------------------------------------------- read / list
 
-    public ReadResult read(String clientPath) throws SandboxException {
+    /** @param clientPath the decoded client path, as bytes (any name a process can create) */
+    public ReadResult read(byte[] clientPath) throws SandboxException {
         UserPath path = root.parse(clientPath);
         for (int attempt = 0; attempt < 4; attempt++) {
             try (SandboxRoot.Resolved r = root.resolve(path, SandboxRoot.Mode.FOLLOW)) {
@@ -64,7 +52,7 @@ public final class FileStore {
                     throw SandboxRoot.notFound();
                 }
                 if (r.isDirectoryTarget()) {
-                    return new ReadResult.Directory(list(r));
+                    return new ReadResult.Directory(DirectoryListing.read(root, r));
                 }
                 ReadResult.File f = openRegular(r);
                 if (f != null) {
@@ -108,62 +96,6 @@ public final class FileStore {
         }
     }
 
-    private DirectoryListing list(SandboxRoot.Resolved dir) throws SandboxException {
-        List<FileEntry> entries = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir.fdPath())) {
-            for (Path child : ds) {
-                String name = child.getFileName().toString();
-                if (name.startsWith(UserPath.TEMP_PREFIX)) {
-                    continue;
-                }
-                FileEntry e = entry(dir, child, name);
-                if (e != null) {
-                    entries.add(e);
-                }
-            }
-        } catch (java.nio.file.AccessDeniedException e) {
-            throw new PathException(PathFailure.ACCESS_DENIED);
-        } catch (IOException e) {
-            throw ioError(e, "cannot list directory");
-        }
-        entries.sort((x, y) -> Arrays.compareUnsigned(
-                x.name().getBytes(StandardCharsets.UTF_8), y.name().getBytes(StandardCharsets.UTF_8)));
-        return new DirectoryListing(entries);
-    }
-
-    /** @return null for entries that vanished, dangle or escape */
-    private FileEntry entry(SandboxRoot.Resolved dir, Path child, String name) {
-        try {
-            Map<String, Object> a = attributes(child, false);
-            int mode = (Integer) a.get("mode");
-            if ((mode & S_IFMT) == S_IFLNK) {
-                List<String> segs = new ArrayList<>(dir.realSegments());
-                segs.add(name);
-                try (SandboxRoot.Resolved t = root.resolve(new UserPath(segs), SandboxRoot.Mode.FOLLOW)) {
-                    if (!t.exists()) {
-                        return null;
-                    }
-                    a = attributes(t.fdPath(), t.isDirectoryTarget());
-                    mode = (Integer) a.get("mode");
-                }
-            }
-            boolean isDir = (mode & S_IFMT) == S_IFDIR;
-            Instant mtime = ((FileTime) a.get("lastModifiedTime")).toInstant();
-            return new FileEntry(name, (Long) a.get("size"), isDir, mtime, mode & 0777);
-        } catch (SandboxException | IOException e) {
-            return null;
-        }
-    }
-
-    private static Map<String, Object> attributes(Path p, boolean follow) throws IOException {
-        return follow ? Files.readAttributes(p, ATTRS) : Files.readAttributes(p, ATTRS, LinkOption.NOFOLLOW_LINKS);
-    }
-
-    private static FileInfo info(Map<String, Object> a) {
-        Instant m = ((FileTime) a.get("lastModifiedTime")).toInstant();
-        return info(((Number) a.get("ino")).longValue(), (Long) a.get("size"), m);
-    }
-
     private static FileInfo info(Posix.Stat st) {
         return info(st.ino(), st.size(), Instant.ofEpochSecond(st.mtimeSeconds(), st.mtimeNanos()));
     }
@@ -180,7 +112,7 @@ public final class FileStore {
      * Atomic write: temp file in the target's directory, content, fsync, chmod, rename, fsync of
      * the directory. On any failure the temp file is removed and the target is untouched.
      */
-    public void write(String clientPath, ContentSource content, WriteOptions options) throws SandboxException {
+    public void write(byte[] clientPath, ContentSource content, WriteOptions options) throws SandboxException {
         UserPath path = root.parse(clientPath);
         if (path.isRoot()) {
             throw isDirectory();
@@ -199,6 +131,7 @@ public final class FileStore {
             }
             boolean renamed = false;
             try {
+                root.owner().apply(fd);
                 MessageDigest md = options.sha256().isPresent() ? sha256() : null;
                 WritebackPacer writeback = WritebackPacer.forFd(fd);
                 try (FileChannel ch = FileChannel.open(Posix.fdPath(fd), StandardOpenOption.WRITE)) {
@@ -221,7 +154,7 @@ public final class FileStore {
                 Posix.C.fchmod(fd, options.mode() & 0777);
                 synchronized (renameLocks[Math.floorMod(r.realSegments().hashCode(), renameLocks.length)]) {
                     checkPreconditions(r, options);
-                    Posix.C.renameat(r.dirFd(), Posix.cstr(tmp), r.dirFd(), Posix.cstr(r.name()));
+                    Posix.C.renameat(r.dirFd(), Posix.cstr(tmp), r.dirFd(), r.name().cString());
                     renamed = true;
                 }
                 fsyncDirectoryAfterRename(r.dirFd());
@@ -248,14 +181,14 @@ public final class FileStore {
         }
         FileInfo current = null;
         try {
-            Map<String, Object> a = attributes(r.fdPath(), false);
-            if (((Integer) a.get("mode") & S_IFMT) == S_IFREG) {
-                current = info(a);
+            Posix.Stat st = Posix.statAt(r.dirFd(), r.name());
+            if (st.type() == S_IFREG) {
+                current = info(st);
             }
-        } catch (NoSuchFileException e) {
-            current = null;
-        } catch (IOException e) {
-            throw ioError(e, "cannot stat target");
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() != Posix.ENOENT) {
+                throw SandboxRoot.map(e);
+            }
         }
         if (o.ifNoneMatchAny() && current != null) {
             throw new SandboxException(ErrorKind.PRECONDITION_FAILED, "file already exists (If-None-Match: *)");
@@ -292,7 +225,7 @@ public final class FileStore {
 
     // ---------------------------------------------------------------- delete
 
-    public void delete(String clientPath, boolean recursive) throws SandboxException {
+    public void delete(byte[] clientPath, boolean recursive) throws SandboxException {
         UserPath path = root.parse(clientPath);
         try (SandboxRoot.Resolved r = root.resolve(path, SandboxRoot.Mode.NOFOLLOW_LAST)) {
             if (r.isDirectoryTarget()) {
@@ -300,27 +233,16 @@ public final class FileStore {
                     throw new SandboxException(ErrorKind.CONFLICT,
                             "cannot delete the sandbox root; pass recursive=true to clear its contents");
                 }
-                removeChildren(r.dirFd());
+                TreeRemover.removeContents(r.dirFd());
                 return;
             }
-            Map<String, Object> a;
             try {
-                a = attributes(r.fdPath(), false);
-            } catch (NoSuchFileException e) {
-                throw SandboxRoot.notFound();
-            } catch (IOException e) {
-                throw ioError(e, "cannot stat target");
-            }
-            boolean isDir = ((Integer) a.get("mode") & S_IFMT) == S_IFDIR;
-            try {
-                if (isDir) {
-                    if (recursive) {
-                        removeTree(r.dirFd(), r.name());
-                    } else {
-                        Posix.C.unlinkat(r.dirFd(), Posix.cstr(r.name()), Posix.AT_REMOVEDIR);
-                    }
+                if (Posix.statAt(r.dirFd(), r.name()).type() != S_IFDIR) {
+                    Posix.unlinkat(r.dirFd(), r.name(), 0);
+                } else if (recursive) {
+                    removeDirectory(r.dirFd(), r.name());
                 } else {
-                    Posix.C.unlinkat(r.dirFd(), Posix.cstr(r.name()), 0);
+                    Posix.unlinkat(r.dirFd(), r.name(), Posix.AT_REMOVEDIR);
                 }
             } catch (LastErrorException e) {
                 throw SandboxRoot.map(e);
@@ -328,64 +250,22 @@ public final class FileStore {
         }
     }
 
-    private void removeTree(int parentFd, String name) throws SandboxException {
-        int fd;
-        try {
-            fd = Posix.openat(parentFd, name, Posix.O_PATH | Posix.O_DIRECTORY | Posix.O_NOFOLLOW);
-        } catch (LastErrorException e) {
-            if (e.getErrorCode() == Posix.ENOENT) {
-                return;
-            }
-            if (e.getErrorCode() == Posix.ENOTDIR || e.getErrorCode() == Posix.ELOOP) {
-                unlinkOrThrow(parentFd, name, 0);
-                return;
-            }
-            throw SandboxRoot.map(e);
-        }
-        try {
-            removeChildren(fd);
-        } finally {
-            Posix.closeQuietly(fd);
-        }
-        unlinkOrThrow(parentFd, name, Posix.AT_REMOVEDIR);
-    }
-
-    private void removeChildren(int dirFd) throws SandboxException {
-        List<String> names = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(Posix.fdPath(dirFd))) {
-            for (Path child : ds) {
-                names.add(child.getFileName().toString());
-            }
-        } catch (NoSuchFileException e) {
-            return;
-        } catch (java.nio.file.AccessDeniedException e) {
-            throw new PathException(PathFailure.ACCESS_DENIED);
-        } catch (IOException e) {
-            throw ioError(e, "cannot list directory");
-        }
-        for (String name : names) {
-            boolean isDir;
+    /** Empties the directory, then removes it; a few tries if something keeps filling it meanwhile. */
+    private static void removeDirectory(int parentFd, Name name) throws SandboxException, LastErrorException {
+        for (int attempt = 0; ; attempt++) {
+            int fd = DirectoryReader.openChild(parentFd, name);
             try {
-                isDir = ((Integer) attributes(Posix.fdPath(dirFd, name), false).get("mode") & S_IFMT) == S_IFDIR;
-            } catch (NoSuchFileException e) {
-                continue;
-            } catch (IOException e) {
-                throw ioError(e, "cannot stat entry");
+                TreeRemover.removeContents(fd);
+            } finally {
+                Posix.closeQuietly(fd);
             }
-            if (isDir) {
-                removeTree(dirFd, name);
-            } else {
-                unlinkOrThrow(dirFd, name, 0);
-            }
-        }
-    }
-
-    private static void unlinkOrThrow(int dirFd, String name, int flags) throws SandboxException {
-        try {
-            Posix.C.unlinkat(dirFd, Posix.cstr(name), flags);
-        } catch (LastErrorException e) {
-            if (e.getErrorCode() != Posix.ENOENT) {
-                throw SandboxRoot.map(e);
+            try {
+                Posix.unlinkat(parentFd, name, Posix.AT_REMOVEDIR);
+                return;
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() != Posix.ENOTEMPTY || attempt >= 3) {
+                    throw e;
+                }
             }
         }
     }
@@ -407,53 +287,7 @@ public final class FileStore {
      * @return how many were removed
      */
     public int removeStaleTemps() {
-        try (SandboxRoot.Resolved r = root.resolve(UserPath.root(), SandboxRoot.Mode.FOLLOW)) {
-            return removeStaleTemps(r.dirFd(), 0);
-        } catch (SandboxException e) {
-            return 0;
-        }
-    }
-
-    private int removeStaleTemps(int dirFd, int depth) {
-        if (depth > 512) {
-            return 0;
-        }
-        int removed = 0;
-        List<String> dirs = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(Posix.fdPath(dirFd))) {
-            for (Path child : ds) {
-                String name = child.getFileName().toString();
-                Map<String, Object> a;
-                try {
-                    a = attributes(child, false);
-                } catch (IOException e) {
-                    continue;
-                }
-                int type = (Integer) a.get("mode") & S_IFMT;
-                if (type == S_IFDIR) {
-                    dirs.add(name);
-                } else if (name.startsWith(UserPath.TEMP_PREFIX) && !name.startsWith(UserPath.TEMP_PREFIX + instanceId)) {
-                    unlinkQuietly(dirFd, name);
-                    removed++;
-                }
-            }
-        } catch (IOException e) {
-            return removed;
-        }
-        for (String d : dirs) {
-            int fd;
-            try {
-                fd = Posix.openat(dirFd, d, Posix.O_PATH | Posix.O_DIRECTORY | Posix.O_NOFOLLOW);
-            } catch (LastErrorException e) {
-                continue;
-            }
-            try {
-                removed += removeStaleTemps(fd, depth + 1);
-            } finally {
-                Posix.closeQuietly(fd);
-            }
-        }
-        return removed;
+        return StaleTempSweep.run(root.rootFd(), instanceId);
     }
 
     // ---------------------------------------------------------------- helpers

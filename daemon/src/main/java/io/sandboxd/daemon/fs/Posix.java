@@ -45,6 +45,38 @@ final class Posix {
         static native int statx(int dirfd, byte[] path, int flags, int mask, byte[] statxbuf) throws LastErrorException;
 
         static native int sync_file_range(int fd, long offset, long nbytes, int flags) throws LastErrorException;
+
+        /** glibc 2.30+; {@code buf} is a native address. */
+        static native long getdents64(int fd, long buf, long count) throws LastErrorException;
+
+        static native long lseek(int fd, long offset, int whence) throws LastErrorException;
+
+        static native int fchown(int fd, int uid, int gid) throws LastErrorException;
+
+        static native int fchownat(int dirfd, byte[] path, int uid, int gid, int flags) throws LastErrorException;
+    }
+
+    /**
+     * The calls a tree walk makes per entry, returning -1 and leaving errno ({@link #errno()})
+     * instead of throwing: an expected failure (ENOTEMPTY from rmdir on the way down) would
+     * otherwise cost a stack-walking exception per directory level (measured: two 100,000-deep
+     * deletes on ext4 took 37 s with them).
+     */
+    static final class Raw {
+        static {
+            Native.register("c");
+        }
+
+        private Raw() {
+        }
+
+        static native int openat(int dirfd, byte[] path, int flags, int mode);
+
+        static native int unlinkat(int dirfd, byte[] path, int flags);
+    }
+
+    static int errno() {
+        return Native.getLastError();
     }
 
     static final int SYNC_FILE_RANGE_WRITE = 2;
@@ -61,6 +93,10 @@ final class Posix {
     static final int O_NOFOLLOW = ARM ? 0100000 : 0400000;
     static final int O_CLOEXEC = 02000000;
     static final int O_PATH = 010000000;
+    /** O_TMPFILE includes O_DIRECTORY, whose value differs on ARM. */
+    static final int O_TMPFILE = 020000000 | O_DIRECTORY;
+    static final int O_RDWR = 2;
+    static final int SEEK_SET = 0;
     static final int AT_REMOVEDIR = 0x200;
     static final int AT_SYMLINK_NOFOLLOW = 0x100;
     static final int AT_EMPTY_PATH = 0x1000;
@@ -96,6 +132,7 @@ final class Posix {
     static final int ENOTDIR = 20;
     static final int EISDIR = 21;
     static final int EINVAL = 22;
+    static final int EOPNOTSUPP = 95;
     static final int ENOSPC = 28;
     static final int EROFS = 30;
     static final int ENAMETOOLONG = 36;
@@ -121,6 +158,10 @@ final class Posix {
         return C.openat(dirfd, cstr(name), flags | O_CLOEXEC, mode);
     }
 
+    static int openat(int dirfd, Name name, int flags) throws LastErrorException {
+        return C.openat(dirfd, name.cString(), flags | O_CLOEXEC, 0);
+    }
+
     static void closeQuietly(int fd) {
         if (fd >= 0) {
             try {
@@ -135,9 +176,9 @@ final class Posix {
      * The file type bits ({@code S_IFMT}) of {@code name} in {@code dirfd}, not following a final
      * symlink; ENOENT and other errors as {@link LastErrorException}.
      */
-    static int typeAt(int dirfd, String name) throws LastErrorException {
+    static int typeAt(int dirfd, Name name) throws LastErrorException {
         byte[] buf = new byte[STATX_SIZE];
-        C.statx(dirfd, cstr(name), AT_SYMLINK_NOFOLLOW, STATX_TYPE, buf);
+        C.statx(dirfd, name.cString(), AT_SYMLINK_NOFOLLOW, STATX_TYPE, buf);
         return ByteBuffer.wrap(buf).order(ByteOrder.nativeOrder()).getShort(STX_MODE) & S_IFMT;
     }
 
@@ -146,27 +187,40 @@ final class Posix {
      * {@code /proc/self/fd/N}, which walks procfs and builds a map per call.
      */
     static Stat stat(int fd) throws LastErrorException {
+        return statx(fd, EMPTY_PATH, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+    }
+
+    /** {@code name} in {@code dirfd}, never following a final symlink (the link itself is described). */
+    static Stat statAt(int dirfd, Name name) throws LastErrorException {
+        return statx(dirfd, name.cString(), AT_SYMLINK_NOFOLLOW);
+    }
+
+    private static Stat statx(int dirfd, byte[] path, int flags) throws LastErrorException {
         byte[] raw = new byte[STATX_SIZE];
-        C.statx(fd, EMPTY_PATH, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_FILE_INFO, raw);
+        C.statx(dirfd, path, flags, STATX_FILE_INFO, raw);
         ByteBuffer b = ByteBuffer.wrap(raw).order(ByteOrder.nativeOrder());
         long dev = (b.getInt(STX_DEV_MAJOR) & 0xffffffffL) << 32 | (b.getInt(STX_DEV_MINOR) & 0xffffffffL);
         return new Stat(b.getShort(STX_MODE) & 0xffff, dev, b.getLong(STX_INO), b.getLong(STX_SIZE),
                 b.getLong(STX_MTIME), b.getInt(STX_MTIME + 8));
     }
 
-    /** @return the link's target, or null when {@code name} is not a symbolic link */
-    static String readlinkat(int dirfd, String name) throws LastErrorException {
+    /** @return the link's target as bytes, or null when {@code name} is not a symbolic link */
+    static byte[] readlinkat(int dirfd, Name name) throws LastErrorException {
         byte[] buf = new byte[4096];
         long n;
         try {
-            n = C.readlinkat(dirfd, cstr(name), buf, buf.length);
+            n = C.readlinkat(dirfd, name.cString(), buf, buf.length);
         } catch (LastErrorException e) {
             if (e.getErrorCode() == EINVAL) {
                 return null;
             }
             throw e;
         }
-        return new String(buf, 0, (int) n, StandardCharsets.UTF_8);
+        return java.util.Arrays.copyOf(buf, (int) n);
+    }
+
+    static void unlinkat(int dirfd, Name name, int flags) throws LastErrorException {
+        C.unlinkat(dirfd, name.cString(), flags);
     }
 
     /** A path the kernel resolves to the inode behind {@code fd}, plus an optional child name. */
@@ -174,7 +228,4 @@ final class Posix {
         return Path.of("/proc/self/fd/" + fd);
     }
 
-    static Path fdPath(int fd, String child) {
-        return Path.of("/proc/self/fd/" + fd, child);
-    }
 }

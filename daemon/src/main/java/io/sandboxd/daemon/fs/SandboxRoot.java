@@ -39,10 +39,21 @@ public final class SandboxRoot implements AutoCloseable {
 
     private final Path root;
     private final String rootString;
+    private final byte[] rootBytes;
     private final int rootFd;
+    private final FileOwner owner;
 
     /** @param root an existing directory; its real path becomes the root */
     public SandboxRoot(Path root) {
+        this(root, FileOwner.DAEMON);
+    }
+
+    /**
+     * @param root  an existing directory; its real path becomes the root
+     * @param owner who owns what the API creates in it (directories here, files in {@link FileStore})
+     */
+    public SandboxRoot(Path root, FileOwner owner) {
+        this.owner = owner;
         Path real;
         try {
             real = root.toRealPath();
@@ -51,6 +62,7 @@ public final class SandboxRoot implements AutoCloseable {
         }
         this.root = real;
         this.rootString = real.toString();
+        this.rootBytes = rootString.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         try {
             this.rootFd = Posix.openat(-100 /* AT_FDCWD */, rootString, Posix.O_PATH | Posix.O_DIRECTORY);
         } catch (LastErrorException e) {
@@ -58,8 +70,18 @@ public final class SandboxRoot implements AutoCloseable {
         }
     }
 
-    public UserPath parse(String clientPath) throws PathException {
-        return UserPath.parse(clientPath, rootString);
+    public UserPath parse(byte[] clientPath) throws PathException {
+        return UserPath.parse(clientPath, rootBytes);
+    }
+
+    /** Who owns what the API creates under this root. */
+    FileOwner owner() {
+        return owner;
+    }
+
+    /** The root's own descriptor (O_PATH), held for the daemon's life. */
+    int rootFd() {
+        return rootFd;
     }
 
     /**
@@ -69,11 +91,11 @@ public final class SandboxRoot implements AutoCloseable {
     public static final class Resolved implements AutoCloseable {
         private final int dirFd;
         private final boolean ownsFd;
-        private final String name;
-        private final List<String> realSegments;
+        private final Name name;
+        private final List<Name> realSegments;
         private final boolean exists;
 
-        Resolved(int dirFd, boolean ownsFd, String name, List<String> realSegments, boolean exists) {
+        Resolved(int dirFd, boolean ownsFd, Name name, List<Name> realSegments, boolean exists) {
             this.dirFd = dirFd;
             this.ownsFd = ownsFd;
             this.name = name;
@@ -87,7 +109,7 @@ public final class SandboxRoot implements AutoCloseable {
         }
 
         /** Final name inside {@link #dirFd()}, or null when the target is the directory itself. */
-        public String name() {
+        public Name name() {
             return name;
         }
 
@@ -101,13 +123,8 @@ public final class SandboxRoot implements AutoCloseable {
         }
 
         /** Real segments below the root of the target (no symlinks in them). */
-        public List<String> realSegments() {
+        public List<Name> realSegments() {
             return realSegments;
-        }
-
-        /** A path the kernel resolves through our descriptor, never through a swappable name. */
-        public Path fdPath() {
-            return name == null ? Posix.fdPath(dirFd) : Posix.fdPath(dirFd, name);
         }
 
         @Override
@@ -118,7 +135,7 @@ public final class SandboxRoot implements AutoCloseable {
         }
     }
 
-    public Resolved resolve(String clientPath, Mode mode) throws PathException {
+    public Resolved resolve(byte[] clientPath, Mode mode) throws PathException {
         return resolve(parse(clientPath), mode);
     }
 
@@ -148,10 +165,10 @@ public final class SandboxRoot implements AutoCloseable {
      */
     private final class Walk implements AutoCloseable {
         private final Mode mode;
-        private final Deque<String> todo;
+        private final Deque<Name> todo;
         /** fds.get(0) is the root (not owned); names are the real segments of fds[1..] */
         private final List<Integer> fds = new ArrayList<>();
-        private final List<String> names = new ArrayList<>();
+        private final List<Name> names = new ArrayList<>();
         private int links;
         private int created;
 
@@ -163,11 +180,11 @@ public final class SandboxRoot implements AutoCloseable {
 
         Resolved toTarget() throws PathException, Retry {
             while (!todo.isEmpty()) {
-                String seg = todo.pollFirst();
-                if (seg.isEmpty() || seg.equals(".")) {
+                Name seg = todo.pollFirst();
+                if (seg.isEmpty() || seg.isDot()) {
                     continue;
                 }
-                if (seg.equals("..")) {
+                if (seg.isDotDot()) {
                     climb();
                     continue;
                 }
@@ -180,7 +197,7 @@ public final class SandboxRoot implements AutoCloseable {
         }
 
         /** One real component: the target itself, or a directory, a link or a missing parent to get past. */
-        private Resolved step(String seg, boolean last) throws PathException, Retry {
+        private Resolved step(Name seg, boolean last) throws PathException, Retry {
             if (last) {
                 Resolved target = finalComponent(seg);
                 if (target != null) {
@@ -199,7 +216,7 @@ public final class SandboxRoot implements AutoCloseable {
         }
 
         /** @return the target when the last component needs no descent (kept, missing, not a directory), else null */
-        private Resolved finalComponent(String seg) {
+        private Resolved finalComponent(Name seg) {
             if (mode == Mode.NOFOLLOW_LAST) {
                 return handOff(seg, true);
             }
@@ -220,7 +237,7 @@ public final class SandboxRoot implements AutoCloseable {
         }
 
         /** openat would not open {@code seg} as a directory: find out what it is instead. */
-        private Resolved cannotDescend(String seg, boolean last, LastErrorException e) throws PathException, Retry {
+        private Resolved cannotDescend(Name seg, boolean last, LastErrorException e) throws PathException, Retry {
             int errno = e.getErrorCode();
             if (errno == Posix.ENOENT) {
                 return missing(seg, last);
@@ -232,7 +249,7 @@ public final class SandboxRoot implements AutoCloseable {
         }
 
         /** A missing last component is a target that does not exist; a missing parent is created or fatal. */
-        private Resolved missing(String seg, boolean last) throws PathException, Retry {
+        private Resolved missing(Name seg, boolean last) throws PathException, Retry {
             if (last) {
                 return handOff(seg, false);
             }
@@ -248,8 +265,8 @@ public final class SandboxRoot implements AutoCloseable {
         }
 
         /** A symlink is expanded and walked; any other file is the target if last, a dead end otherwise. */
-        private Resolved notADirectory(String seg, boolean last) throws PathException, Retry {
-            String target;
+        private Resolved notADirectory(Name seg, boolean last) throws PathException, Retry {
+            byte[] target;
             try {
                 target = Posix.readlinkat(top(), seg);
             } catch (LastErrorException e) {
@@ -269,21 +286,21 @@ public final class SandboxRoot implements AutoCloseable {
         }
 
         /** The link's target takes its place: relative to the directory we are in, or absolute from the root. */
-        private void expandLink(String target) throws PathException {
+        private void expandLink(byte[] target) throws PathException {
             if (++links > MAX_SYMLINKS) {
                 throw new PathException(PathFailure.TOO_MANY_LINKS);
             }
-            if (target.isEmpty()) {
+            if (target.length == 0) {
                 throw notFound();
             }
-            if (target.startsWith("/")) {
-                String rel = confineAbsoluteLink(target);
+            if (target[0] == '/') {
+                List<Name> rel = confineAbsoluteLink(target);
                 while (fds.size() > 1) {
                     pop();
                 }
                 pushFront(todo, rel);
             } else {
-                pushFront(todo, target);
+                pushFront(todo, UserPath.split(target));
             }
         }
 
@@ -310,10 +327,10 @@ public final class SandboxRoot implements AutoCloseable {
         }
 
         /** Gives the top descriptor to a Resolved for {@code name} inside it. */
-        private Resolved handOff(String name, boolean exists) {
+        private Resolved handOff(Name name, boolean exists) {
             int top = fds.remove(fds.size() - 1);
             boolean owns = top != rootFd;
-            List<String> real = new ArrayList<>(names);
+            List<Name> real = new ArrayList<>(names);
             if (owns) {
                 names.remove(names.size() - 1);
             }
@@ -329,57 +346,42 @@ public final class SandboxRoot implements AutoCloseable {
         }
     }
 
-    private static boolean isLast(Deque<String> todo) {
-        for (String s : todo) {
-            if (!s.isEmpty() && !s.equals(".")) {
+    private static boolean isLast(Deque<Name> todo) {
+        for (Name s : todo) {
+            if (!s.isEmpty() && !s.isDot()) {
                 return false;
             }
         }
         return true;
     }
 
-    private String confineAbsoluteLink(String target) throws PathException {
-        // lexical, like the kernel would see it from "/"; only the real root prefix is inside
-        List<String> segs = new ArrayList<>();
-        for (String s : target.split("/")) {
-            if (s.isEmpty() || s.equals(".")) {
-                continue;
-            }
-            if (s.equals("..")) {
-                if (!segs.isEmpty()) {
-                    segs.remove(segs.size() - 1);
-                }
-                continue;
-            }
-            segs.add(s);
-        }
-        List<String> rootSegs = new ArrayList<>();
-        for (String s : rootString.split("/")) {
-            if (!s.isEmpty()) {
-                rootSegs.add(s);
-            }
-        }
-        if (segs.size() < rootSegs.size() || !segs.subList(0, rootSegs.size()).equals(rootSegs)) {
+    /** An absolute link target, lexically (as the kernel would see it from "/"): only the real root prefix is inside. */
+    private List<Name> confineAbsoluteLink(byte[] target) throws PathException {
+        List<Name> segs = UserPath.lexicalClean(UserPath.split(target), false);
+        List<Name> rootSegs = UserPath.lexicalClean(UserPath.split(rootBytes), false);
+        if (!UserPath.startsWith(segs, rootSegs)) {
             throw UserPath.escapes();
         }
-        return String.join("/", segs.subList(rootSegs.size(), segs.size()));
+        return segs.subList(rootSegs.size(), segs.size());
     }
 
-    private static void pushFront(Deque<String> todo, String rel) {
-        String[] parts = rel.split("/");
-        for (int i = parts.length - 1; i >= 0; i--) {
-            todo.addFirst(parts[i]);
+    private static void pushFront(Deque<Name> todo, List<Name> parts) {
+        for (int i = parts.size() - 1; i >= 0; i--) {
+            todo.addFirst(parts.get(i));
         }
     }
 
-    private static void mkdir(int dirFd, String name) throws PathException {
+    /** Creates a missing parent (0755, umask applies), owned by the API's file owner. */
+    private void mkdir(int dirFd, Name name) throws PathException {
         try {
-            Posix.C.mkdirat(dirFd, Posix.cstr(name), 0755);
+            Posix.C.mkdirat(dirFd, name.cString(), 0755);
         } catch (LastErrorException e) {
             if (e.getErrorCode() != Posix.EEXIST) {
                 throw map(e);
             }
+            return; // someone else's directory: left as it is
         }
+        owner.applyAt(dirFd, name);
     }
 
     static PathException notFound() {
@@ -419,7 +421,7 @@ public final class SandboxRoot implements AutoCloseable {
         }
         Resolved resolved;
         try {
-            resolved = resolve(cwd, Mode.FOLLOW);
+            resolved = resolve(cwd.getBytes(java.nio.charset.StandardCharsets.UTF_8), Mode.FOLLOW);
         } catch (PathException e) {
             throw workingDirectoryError(cwd, e);
         }
@@ -431,8 +433,13 @@ public final class SandboxRoot implements AutoCloseable {
                 throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "cwd \"" + cwd + "\" is not a directory");
             }
             Path p = root;
-            for (String s : r.realSegments()) {
-                p = p.resolve(s);
+            for (Name s : r.realSegments()) {
+                if (!s.isUtf8()) {
+                    // the child's cwd and PWD are text: a name that is not UTF-8 cannot be one
+                    throw new SandboxException(ErrorKind.INVALID_ARGUMENT,
+                            "cwd \"" + cwd + "\" resolves through a name that is not valid UTF-8");
+                }
+                p = p.resolve(s.display());
             }
             return p;
         }

@@ -33,6 +33,14 @@ import java.util.concurrent.TimeUnit;
  * only: the process core it serves is built, handed over and closed by the daemon.
  */
 public final class GrpcServer {
+    /** grpc-java's default, made explicit: the largest request message, e.g. one WriteStdin. */
+    public static final int MAX_INBOUND_MESSAGE_BYTES = 4 * 1024 * 1024;
+    /**
+     * HTTP/2's own default initial window (grpc-java's is 1 MiB): what a call waiting for an
+     * {@link InboundMessageGate} slot may have received. A 4 MiB WriteStdin on loopback takes
+     * ~128 window updates, a few milliseconds.
+     */
+    static final int STREAM_WINDOW_BYTES = 64 * 1024;
     private final DaemonConfig config;
     private final ListenerContext listeners;
     private final ProcessCore processes;
@@ -71,11 +79,18 @@ public final class GrpcServer {
                 // ByteBuffer.allocateDirect zeroes: one Execute left ~8 MiB more RSS at idle.
                 // Netty 4.2's default (adaptive) allocator: ~4 MiB less (measured on JDK 17, 2 cores).
                 .withChildOption(ChannelOption.ALLOCATOR, ByteBufAllocator.DEFAULT)
+                // HTTP/2 MAX_CONCURRENT_STREAMS: a client queues calls beyond it on its side
+                .maxConcurrentCallsPerConnection(config.grpcMaxConcurrentCalls())
+                // stated, not defaulted: the stdin budget (StdinBudget) and the docs rely on 4 MiB
+                .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+                .flowControlWindow(STREAM_WINDOW_BYTES)
+                .addTransportFilter(InboundMessageGate.perConnection())
                 .addService(new ProcessServiceImpl(processes, config.executeOutputLimit(), ptySpawns))
                 .addService(health.getHealthService())
                 .addService(ProtoReflectionServiceV1.newInstance())
                 .addService(ProtoReflectionService.newInstance())
                 // Run in reverse order of addition: CallObserver sees every call first.
+                .intercept(new InboundMessageGate())
                 .intercept(new ResponseTrailers())
                 .intercept(new AuthInterceptor(listeners.accessToken()))
                 .intercept(new ServingGate(listeners.state()))

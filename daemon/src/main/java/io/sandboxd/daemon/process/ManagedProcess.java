@@ -46,7 +46,7 @@ public final class ManagedProcess {
         this.pipes = pipes;
         this.terminal = null;
         this.pid = pipes.pid();
-        this.stdin = pipes.stdin() >= 0 ? new PipeStdin(id, pipes.stdin(), runtime.blocking()) : null;
+        this.stdin = pipes.stdin() >= 0 ? new PipeStdin(id, pipes.stdin(), runtime.blocking(), runtime.stdinBudget()) : null;
         ExitWatcher.watch(pid, runtime.loop(), runtime.blocking(), this::leaderExited);
     }
 
@@ -62,7 +62,7 @@ public final class ManagedProcess {
         this.pipes = null;
         this.terminal = terminal;
         this.pid = terminal.pid();
-        this.stdin = new PtyStdin(id, terminal, runtime.blocking());
+        this.stdin = new PtyStdin(id, terminal, runtime.blocking(), runtime.stdinBudget());
         Runnable collect = () -> runtime.blocking().execute(() -> {
             try {
                 leaderExited(terminal.waitFor());

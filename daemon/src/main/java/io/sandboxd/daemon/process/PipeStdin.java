@@ -17,8 +17,8 @@ final class PipeStdin extends StdinChannel {
     private static final int SLICE = 64 * 1024;
     private final AtomicInteger fd;
 
-    PipeStdin(int processId, int fd, Executor pool) {
-        super(processId, pool);
+    PipeStdin(int processId, int fd, Executor pool, StdinBudget budget) {
+        super(processId, pool, budget);
         this.fd = new AtomicInteger(fd);
     }
 

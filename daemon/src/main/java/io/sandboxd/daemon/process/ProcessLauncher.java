@@ -2,6 +2,7 @@ package io.sandboxd.daemon.process;
 
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
+import io.sandboxd.daemon.process.os.ChildCredentials;
 import io.sandboxd.daemon.process.os.PipeSpawner;
 import io.sandboxd.daemon.process.os.PtyTerminal;
 
@@ -23,21 +24,23 @@ final class ProcessLauncher {
      * @param withStdin pipe mode: a stdin pipe, else /dev/null (a terminal always takes input)
      */
     ManagedProcess launch(int id, LaunchPlan plan, boolean withStdin, ProcessEndListener ends) throws SandboxException {
+        ChildCredentials as = runtime.credentials();
         if (plan.mode() == SpawnMode.PTY) {
-            PtyTerminal t;
-            try {
-                t = PtyTerminal.spawn(plan.executable(), plan.argv(), plan.environment().asMap(),
-                        plan.workingDirectory(), plan.terminal().cols(), plan.terminal().rows());
-            } catch (IOException | LinkageError e) {
-                throw startFailure("failed to start command with PTY", e);
-            }
+            PtyTerminal t = as.spawnAs(() -> {
+                try {
+                    return PtyTerminal.spawn(plan.executable(), plan.argv(), plan.environment().asMap(),
+                            plan.workingDirectory(), plan.terminal().cols(), plan.terminal().rows(), as);
+                } catch (IOException | LinkageError | IllegalStateException e) {
+                    throw startFailure("failed to start command with PTY", e);
+                }
+            });
             return new ManagedProcess(id, t, runtime, ends);
         }
         PipeSpawner.Spawned spawned;
         String prefix = id == 0 ? "failed to execute command" : "failed to start command";
         try {
-            spawned = PipeSpawner.spawn(plan.executable(), plan.argv(), plan.environment().encoded(),
-                    plan.workingDirectory(), withStdin, runtime.spawnAttributes(), prefix);
+            spawned = as.spawnAs(() -> PipeSpawner.spawn(plan.executable(), plan.argv(), plan.environment().encoded(),
+                    plan.workingDirectory(), withStdin, runtime.spawnAttributes(), prefix));
         } catch (LinkageError | IllegalStateException e) {
             throw new SandboxException(ErrorKind.INTERNAL, prefix + ": process support unavailable ("
                     + e.getClass().getSimpleName() + ")");

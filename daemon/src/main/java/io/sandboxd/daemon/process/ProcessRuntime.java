@@ -3,6 +3,7 @@ package io.sandboxd.daemon.process;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sandboxd.daemon.process.os.ChildCredentials;
 import io.sandboxd.daemon.process.os.IoLoop;
 import io.sandboxd.daemon.process.os.IoThreads;
 import io.sandboxd.daemon.process.os.PosixSpawn;
@@ -27,17 +28,29 @@ public final class ProcessRuntime implements AutoCloseable {
     }
 
     private final int chunkSize;
+    private final ChildCredentials credentials;
     private final ProcessMetrics metrics;
     private final IoThreads threads = new IoThreads();
     private final LargeChunkBudget chunkBudget = new LargeChunkBudget(LARGE_CHUNK_BUDGET_BYTES);
     private final PipeGrowth pipeGrowth = new PipeGrowth(MAX_GROWN_PIPES);
+    private final StdinBudget stdinBudget = new StdinBudget();
     /** Created at the first spawn, so a daemon that runs no process never loads JNA. */
     private volatile Loop loop;
 
     /** @param chunkSize the largest output chunk ({@code --stream-chunk-size}) */
     public ProcessRuntime(int chunkSize, MeterRegistry registry) {
+        this(chunkSize, ChildCredentials.INHERIT, registry);
+    }
+
+    /** @param credentials who the processes run as ({@code --run-as-user}) */
+    public ProcessRuntime(int chunkSize, ChildCredentials credentials, MeterRegistry registry) {
         this.chunkSize = chunkSize;
+        this.credentials = credentials;
         this.metrics = new ProcessMetrics(registry);
+    }
+
+    ChildCredentials credentials() {
+        return credentials;
     }
 
     private Loop started() {
@@ -89,6 +102,10 @@ public final class ProcessRuntime implements AutoCloseable {
 
     LargeChunkBudget chunkBudget() {
         return chunkBudget;
+    }
+
+    StdinBudget stdinBudget() {
+        return stdinBudget;
     }
 
     PipeGrowth pipeGrowth() {

@@ -12,8 +12,8 @@ final class PtyStdin extends StdinChannel {
     private static final byte[] VEOF = {4};
     private final PtyTerminal terminal;
 
-    PtyStdin(int processId, PtyTerminal terminal, Executor pool) {
-        super(processId, pool);
+    PtyStdin(int processId, PtyTerminal terminal, Executor pool, StdinBudget budget) {
+        super(processId, pool, budget);
         this.terminal = terminal;
     }
 

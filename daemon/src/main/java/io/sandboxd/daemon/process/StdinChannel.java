@@ -16,12 +16,16 @@ import java.util.concurrent.Executor;
 abstract class StdinChannel {
     private final int processId;
     private final SerialExecutor serial;
+    private final StdinBudget budget;
+    /** Bytes handed to {@link #write} and not yet written or given up. */
+    private final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean eofRequested;
     private volatile boolean closed;
 
-    StdinChannel(int processId, Executor pool) {
+    StdinChannel(int processId, Executor pool, StdinBudget budget) {
         this.processId = processId;
         this.serial = new SerialExecutor(pool);
+        this.budget = budget;
     }
 
     /** Blocking write of all bytes. */
@@ -43,7 +47,22 @@ abstract class StdinChannel {
         if (data.length == 0) {
             return CompletableFuture.completedFuture(null);
         }
-        return submit(() -> writeFully(data));
+        long n = data.length;
+        synchronized (queued) {
+            try {
+                budget.take(processId, queued.get(), n);
+            } catch (SandboxException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            queued.addAndGet(n);
+        }
+        CompletableFuture<Void> result = submit(() -> writeFully(data));
+        // written, failed or given up (deadline): the bytes no longer wait either way
+        result.whenComplete((v, err) -> {
+            queued.addAndGet(-n);
+            budget.release(n);
+        });
+        return result;
     }
 
     CompletableFuture<Void> eof() {

@@ -8,7 +8,6 @@ import io.sandboxd.daemon.fs.ContentSource;
 import io.sandboxd.daemon.fs.DirectBuffers;
 import io.sandboxd.daemon.fs.DirectoryListing;
 import io.sandboxd.daemon.fs.Etags;
-import io.sandboxd.daemon.fs.FileEntry;
 import io.sandboxd.daemon.fs.FileInfo;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.OpenFile;
@@ -49,14 +48,15 @@ final class FilesHandler {
     // ---------------------------------------------------------------- GET / HEAD
 
     void get(Context ctx) throws SandboxException, IOException {
-        String path = RawPath.filesPath(ctx.req().getRequestURI());
+        byte[] path = RawPath.filesPath(ctx.req());
         ReadResult result = store.read(path);
         if (result instanceof ReadResult.Directory d) {
-            byte[] body = listingJson(path, d.listing());
-            ctx.status(200);
-            ctx.res().setContentType("application/json");
-            ctx.res().setContentLength(body.length);
-            ctx.result(body);
+            try (DirectoryListing listing = d.listing()) {
+                ctx.status(200);
+                ctx.res().setContentType("application/json");
+                // streamed: Jetty sends a Content-Length when it all fits its buffer, else chunks
+                ListingJson.write(path, listing, ctx.res().getOutputStream());
+            }
             return;
         }
         try (OpenFile f = ((ReadResult.File) result).file()) {
@@ -136,29 +136,10 @@ final class FilesHandler {
         return d != null && d.equals(lastModified);
     }
 
-    static byte[] listingJson(String requestedPath, DirectoryListing listing) {
-        String shown = requestedPath.startsWith("/") ? requestedPath : "/" + requestedPath;
-        Json j = new Json().raw("{\"path\":").str(shown).raw(",\"entries\":[");
-        boolean first = true;
-        for (FileEntry e : listing.entries()) {
-            if (!first) {
-                j.raw(",");
-            }
-            first = false;
-            j.raw("{\"name\":").str(e.name())
-             .raw(",\"size\":").num(e.size())
-             .raw(",\"type\":").str(e.directory() ? "directory" : "file")
-             .raw(",\"modified_at\":").str(HttpDates.rfc3339(e.modifiedAt()))
-             .raw(",\"mode\":").str(String.format("%04o", e.mode()))
-             .raw("}");
-        }
-        return j.raw("]}\n").bytes();
-    }
-
     // ---------------------------------------------------------------- PUT
 
     void put(Context ctx) throws SandboxException, IOException {
-        String path = RawPath.filesPath(ctx.req().getRequestURI());
+        byte[] path = RawPath.filesPath(ctx.req());
         int mode = parseMode(ctx.queryParam("mode"));
         Optional<byte[]> digest = expectedSha256(ctx);
         String inm = ctx.header("If-None-Match");
@@ -236,7 +217,7 @@ final class FilesHandler {
     // ---------------------------------------------------------------- DELETE
 
     void delete(Context ctx) throws SandboxException {
-        String path = RawPath.filesPath(ctx.req().getRequestURI());
+        byte[] path = RawPath.filesPath(ctx.req());
         String rec = ctx.queryParam("recursive");
         boolean recursive;
         if (rec == null || rec.isEmpty() || rec.equals("false")) {

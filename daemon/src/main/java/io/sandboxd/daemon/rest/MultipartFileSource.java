@@ -49,11 +49,18 @@ final class MultipartFileSource implements ContentSource {
         throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "invalid multipart body: missing boundary");
     }
 
+    /** Parts a body may have; beyond it 400. */
+    static final int MAX_PARTS = 1000;
+    /** The headers of one part, together; beyond it 400. */
+    static final int MAX_PART_HEADER_BYTES = 8 * 1024;
+
     @Override
     public void writeTo(Sink sink) throws IOException, SandboxException {
         Listener l = new Listener(sink);
         MultiPart.Parser parser = new MultiPart.Parser(boundary, l);
-        parser.setMaxParts(1000);
+        parser.setMaxParts(MAX_PARTS);
+        // Jetty's default is no limit: one endless header line would grow the heap without bound
+        parser.setPartHeadersMaxLength(MAX_PART_HEADER_BYTES);
         byte[] buf = new byte[RawBodySource.CHUNK];
         while (!l.complete && l.failure == null && l.sinkError == null) {
             int n = RawBodySource.read(in, buf);

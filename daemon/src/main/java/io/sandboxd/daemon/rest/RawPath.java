@@ -4,15 +4,14 @@ import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
  * The {@code {path}} of {@code /v1/files/{path}}: everything after the prefix in the raw
- * (still percent-encoded) request URI, decoded exactly once (CONTRACT §2.1). Reading the raw
- * URI is what makes {@code dir%2Fsub} and {@code %2E%2E} reach us unnormalised.
+ * (still percent-encoded) request URI, decoded exactly once into bytes (CONTRACT §2.1). Reading
+ * the raw URI is what makes {@code dir%2Fsub} and {@code %2E%2E} reach us unnormalised; decoding
+ * to bytes, not text, is what lets {@code %FF%FE} address a name that is not UTF-8, as upstream
+ * does. A NUL byte is refused later ({@link io.sandboxd.daemon.fs.UserPath}).
  */
 final class RawPath {
     static final String PREFIX = "/v1/files";
@@ -20,9 +19,19 @@ final class RawPath {
     private RawPath() {
     }
 
+    static boolean isFilesPath(String rawUri) {
+        return rawUri.equals(PREFIX) || rawUri.startsWith(PREFIX + "/");
+    }
+
+    /** The files path of this request, also when {@link DotSegmentsAboveRoot} stood in for it. */
+    static byte[] filesPath(jakarta.servlet.http.HttpServletRequest request) throws SandboxException {
+        Object raw = request.getAttribute(DotSegmentsAboveRoot.RAW_PATH);
+        return filesPath(raw instanceof String s ? s : request.getRequestURI());
+    }
+
     /** @param rawUri the request URI path as sent, without query */
-    static String filesPath(String rawUri) throws SandboxException {
-        if (!rawUri.startsWith(PREFIX)) {
+    static byte[] filesPath(String rawUri) throws SandboxException {
+        if (!isFilesPath(rawUri)) {
             throw new SandboxException(ErrorKind.NOT_FOUND, "no such route");
         }
         String rest = rawUri.substring(PREFIX.length());
@@ -32,7 +41,7 @@ final class RawPath {
         return decode(rest);
     }
 
-    static String decode(String s) throws SandboxException {
+    static byte[] decode(String s) throws SandboxException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(s.length());
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -58,16 +67,8 @@ final class RawPath {
                 out.write(b, 0, b.length);
             }
         }
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(out.toByteArray())).toString();
-        } catch (CharacterCodingException e) {
-            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "path is not valid UTF-8");
-        }
+        return out.toByteArray();
     }
-
     private static int hex(char c) {
         if (c >= '0' && c <= '9') {
             return c - '0';

@@ -64,6 +64,9 @@ public final class RestServer {
             cfg.jetty.modifyHttpConfiguration(hc -> {
                 // %2F, %2E%2E and // must reach us undecoded and unnormalised: we decode once ourselves
                 hc.setUriCompliance(UriCompliance.UNSAFE);
+                // ...and so must a `..` that climbs above the URI's root, which Jetty itself would refuse
+                // with a bare 400: the files handler answers it 403 like every other escape
+                hc.addCustomizer(DotSegmentsAboveRoot.customizer());
                 hc.setSendServerVersion(false);
                 // a 4095-byte path fully percent-encoded by an SDK is ~12 KiB of request line
                 hc.setRequestHeaderSize(64 * 1024);
@@ -72,6 +75,12 @@ public final class RestServer {
                 // uploads: 64 KiB per socket read instead of 8 KiB, and chunks large enough to go
                 // to the file as they are (RawBodySource); the largest size Jetty's pool keeps
                 hc.setInputBufferSize(64 * 1024);
+            });
+            cfg.jetty.addConnector((server, httpConfig) -> {
+                ServerConnector c = new ServerConnector(server, new DotSegmentsAboveRoot(httpConfig));
+                c.setHost(config.listenHost());
+                c.setPort(config.restPort());
+                return c;
             });
             cfg.jetty.modifyServletContextHandler(h -> h.getServletHandler().setDecodeAmbiguousURIs(true));
             cfg.jetty.modifyServer(s -> {
@@ -114,7 +123,7 @@ public final class RestServer {
             });
         });
         try {
-            javalin.start(config.listenHost(), config.restPort());
+            javalin.start(); // on the connector above
         } catch (RuntimeException e) {
             throw new IOException("REST listener on " + config.listenHost() + ":"
                     + config.restPort() + ": " + e.getMessage(), e);

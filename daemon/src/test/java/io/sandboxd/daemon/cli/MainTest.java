@@ -75,6 +75,22 @@ class MainTest {
         assertThat(c.streamChunkSize()).isEqualTo(DaemonConfig.DEFAULT_STREAM_CHUNK_SIZE);
         assertThat(c.authToken()).isEmpty();
         assertThat(c.logFormat()).isEqualTo(LogFormat.TEXT);
+        assertThat(c.grpcMaxConcurrentCalls()).isEqualTo(1024);
+        assertThat(c.runAs().inherits()).isTrue();
+    }
+
+    @Test
+    void runAsUserResolvesGroupsAndEnvironmentSetsIt() throws Exception {
+        // the tests run as root, which may switch; nobody's groups come from the user database
+        DaemonConfig c = parse(Map.of("SANDBOXD_RUN_AS_USER", "65534", "SANDBOXD_GRPC_MAX_CONCURRENT_CALLS", "7"),
+                "--root-dir", tmp.resolve("r").toString()).config();
+        assertThat(c.runAs().uid()).isEqualTo(65534);
+        assertThat(c.runAs().gid()).isEqualTo(65534); // nobody's primary group
+        assertThat(c.runAs().groups()).contains(65534);
+        assertThat(c.grpcMaxConcurrentCalls()).isEqualTo(7);
+        c = parse(Map.of(), "--run-as-user", "4242:4343", "--root-dir", tmp.resolve("r").toString()).config();
+        assertThat(c.runAs().gid()).isEqualTo(4343);
+        assertThat(c.runAs().groups()).containsExactly(4343); // no such user: the given group only
     }
 
     @Test
@@ -123,6 +139,9 @@ class MainTest {
         "--log-format xml|--log-format must be text or json",
         "--no-such-flag|Unknown option",
         "--auth-token-file /nonexistent/tok|cannot be read",
+        "--grpc-max-concurrent-calls 0|--grpc-max-concurrent-calls must be at least 1 (got 0)",
+        "--run-as-user nobody|--run-as-user \"nobody\": UID must be a number",
+        "--run-as-user 65534:x|GID must be a number",
     })
     void badValuesGiveOneLineAndExit2(String args, String expected) {
         String[] a = (args + " --root-dir " + tmp.resolve("r")).split(" ");
@@ -131,6 +150,40 @@ class MainTest {
         assertThat(p.config()).isNull();
         assertThat(errText()).contains(expected).startsWith("sandboxd: ");
         assertThat(errText().strip().lines()).hasSize(1);
+    }
+
+    /** Auth never fails open: every way of giving a token refuses a blank one (issue 16). */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "SANDBOXD_AUTH_TOKEN|''",
+        "SANDBOXD_AUTH_TOKEN|'   '",
+        "SANDBOXD_AUTH_TOKEN|'\t'",
+        "SANDBOXD_AUTH_TOKEN_FILE|''",
+        "SANDBOXD_AUTH_TOKEN_FILE|'  '",
+    })
+    void blankTokenInTheEnvironmentRefusesToStart(String variable, String value) {
+        Main.Parsed p = parse(Map.of(variable, value.replace("\\t", "\t")), "--root-dir", tmp.resolve("r").toString());
+        assertThat(p.exitCode()).isEqualTo(2);
+        assertThat(p.config()).isNull();
+        assertThat(errText()).startsWith("sandboxd: ").contains("refusing to start without auth");
+        assertThat(errText().strip().lines()).hasSize(1);
+    }
+
+    @Test
+    void blankTokenFileOrFlagRefusesToStart() throws Exception {
+        Path blank = Files.writeString(tmp.resolve("blank"), " \n\t\n");
+        for (String[] args : new String[][] {
+            {"--auth-token-file", ""}, {"--auth-token-file", "  "}, {"--auth-token-file", blank.toString()}}) {
+            err.reset();
+            Main.Parsed p = parse(Map.of(), args[0], args[1], "--root-dir", tmp.resolve("r").toString());
+            assertThat(p.exitCode()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(errText().strip().lines()).hasSize(1);
+        }
+        // the flag wins over a good variable, and is still refused when blank
+        assertThat(parse(Map.of("SANDBOXD_AUTH_TOKEN", "good"), "--auth-token-file", "",
+                "--root-dir", tmp.resolve("r").toString()).exitCode()).isEqualTo(2);
+        // no token given at all: auth off, the only way to get it
+        assertThat(parse(Map.of(), "--root-dir", tmp.resolve("r").toString()).config().authToken()).isEmpty();
     }
 
     @Test

@@ -25,14 +25,14 @@ class PosixTest {
         assertThat(mkfifo.waitFor()).isZero();
         int dir = Posix.openat(-100, tmp.toString(), Posix.O_PATH | Posix.O_DIRECTORY);
         try {
-            assertThat(Posix.typeAt(dir, "file")).isEqualTo(0100000);
-            assertThat(Posix.typeAt(dir, "dir")).isEqualTo(Posix.S_IFDIR);
-            assertThat(Posix.typeAt(dir, "link-to-dir")).isEqualTo(Posix.S_IFLNK);
-            assertThat(Posix.typeAt(dir, "dangling")).isEqualTo(Posix.S_IFLNK);
-            assertThat(Posix.typeAt(dir, "fifo")).isEqualTo(0010000);
-            assertThatThrownBy(() -> Posix.typeAt(dir, "missing"))
+            assertThat(Posix.typeAt(dir, Name.of("file"))).isEqualTo(0100000);
+            assertThat(Posix.typeAt(dir, Name.of("dir"))).isEqualTo(Posix.S_IFDIR);
+            assertThat(Posix.typeAt(dir, Name.of("link-to-dir"))).isEqualTo(Posix.S_IFLNK);
+            assertThat(Posix.typeAt(dir, Name.of("dangling"))).isEqualTo(Posix.S_IFLNK);
+            assertThat(Posix.typeAt(dir, Name.of("fifo"))).isEqualTo(0010000);
+            assertThatThrownBy(() -> Posix.typeAt(dir, Name.of("missing")))
                     .isInstanceOfSatisfying(LastErrorException.class, e -> assertThat(e.getErrorCode()).isEqualTo(Posix.ENOENT));
-            assertThatThrownBy(() -> Posix.typeAt(dir, "file/below"))
+            assertThatThrownBy(() -> Posix.typeAt(dir, Name.of("file/below")))
                     .isInstanceOfSatisfying(LastErrorException.class, e -> assertThat(e.getErrorCode()).isEqualTo(Posix.ENOTDIR));
         } finally {
             Posix.closeQuietly(dir);
@@ -71,8 +71,8 @@ class PosixTest {
         Files.createSymbolicLink(tmp.resolve("link"), Path.of("some/where"));
         int dir = Posix.openat(-100, tmp.toString(), Posix.O_PATH | Posix.O_DIRECTORY);
         try {
-            assertThat(Posix.readlinkat(dir, "link")).isEqualTo("some/where");
-            assertThat(Posix.readlinkat(dir, "file")).isNull();
+            assertThat(Posix.readlinkat(dir, Name.of("link"))).isEqualTo("some/where".getBytes());
+            assertThat(Posix.readlinkat(dir, Name.of("file"))).isNull();
         } finally {
             Posix.closeQuietly(dir);
         }

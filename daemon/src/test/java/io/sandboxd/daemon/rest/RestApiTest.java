@@ -133,7 +133,7 @@ class RestApiTest {
     void invalidPathsAre400Or404() throws Exception {
         assertError(f.exchange(RawRequest.get("/v1/files/a%00b")), 400, "INVALID_ARGUMENT");
         assertError(f.exchange(RawRequest.put("/v1/files/a%00b", b("x")).header("Content-Type", "application/octet-stream")), 400, "INVALID_ARGUMENT");
-        assertError(f.exchange(RawRequest.get("/v1/files/%FF%FE")), 400, "INVALID_ARGUMENT");
+        assertError(f.exchange(RawRequest.get("/v1/files/%FF%FE")), 404, "NOT_FOUND"); // bytes address a name, UTF-8 or not
         assertError(f.exchange(RawRequest.get("/v1/files/a%2")), 400, "INVALID_ARGUMENT");
         assertError(f.exchange(RawRequest.get("/v1/files/" + "n".repeat(256))), 400, "INVALID_ARGUMENT");
         assertError(f.exchange(RawRequest.put("/v1/files/" + "n".repeat(256), b("x")).header("Content-Type", "application/octet-stream")), 400, "INVALID_ARGUMENT");

@@ -76,6 +76,8 @@ public final class NativeIo {
 
     static native int pipe2(int[] fds, int flags);
 
+    static native int fchown(int fd, int uid, int gid);
+
     public static native int fcntl(int fd, int cmd, int arg);
 
     static native int epoll_create1(int flags);

@@ -33,9 +33,11 @@ public final class PtyTerminal {
      * @param argv        the arguments, {@code argv[0]} as the caller wrote it
      * @param environment every variable the child sees
      * @param cols        the window size, set before the program starts
+     * @param as          who the program runs as: the caller switched this thread to it, and pty4j's
+     *                    thread that forks the child is started from here (see {@link ChildCredentials})
      */
     public static PtyTerminal spawn(Path executable, List<String> argv, Map<String, String> environment,
-                                    Path workingDirectory, int cols, int rows) throws IOException {
+                                    Path workingDirectory, int cols, int rows, ChildCredentials as) throws IOException {
         Pty pty = new Pty(false);
         int slave = -1;
         try {
@@ -43,6 +45,10 @@ public final class PtyTerminal {
             slave = NativeIo.open(pty.getSlaveName(), NativeIo.O_RDWR | NativeIo.O_NOCTTY | NativeIo.O_CLOEXEC);
             if (slave < 0) {
                 throw new IOException("cannot open terminal: errno " + NativeIo.errno());
+            }
+            if (!as.inherits() && NativeIo.fchown(slave, as.uid(), -1) != 0) {
+                // the child opens the terminal by name, as its own user (a login gives it the tty too)
+                throw new IOException("cannot give the terminal to the user: errno " + NativeIo.errno());
             }
             List<String> cmd = new ArrayList<>(argv);
             cmd.set(0, executable.toString());

@@ -1,0 +1,166 @@
+package io.sandboxd.daemon.cli;
+
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.proc.ProcStatus;
+import io.sandboxd.testkit.raw.RawHttp;
+import io.sandboxd.testkit.raw.RawRequest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 16: a directory of 1,000,000 entries lists completely, four listings at once, from the
+ * packaged daemon at -Xmx64m: 200, one JSON object with every entry in byte order, no 5xx,
+ * health stays 200. The entries are created by a process; time and peak RSS are printed.
+ */
+class HugeDirectoryIT {
+    static final int ENTRIES = 1_000_000;
+    static final int CONCURRENT = 4;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void millionEntriesListFourAtOnceAt64MiBHeap() throws Exception {
+        Path scratch = ScratchDir.under(tmp);
+        try {
+            Path root = Files.createDirectories(scratch.resolve("root"));
+            Files.createDirectories(root.resolve("big"));
+            long t0 = System.nanoTime();
+            ScratchDir.python(root.resolve("big"), "import os\n"
+                    + "for i in range(" + ENTRIES + "):\n"
+                    + "    os.close(os.open('f%07d' % ((i * 7919) % " + ENTRIES + "), os.O_CREAT | os.O_WRONLY, 0o644))\n");
+            long createMs = (System.nanoTime() - t0) / 1_000_000;
+            try (RunningDaemon d = DaemonSpec.packagedJar().withJvmOptions("-Xmx64m").withRootDir(root)
+                    .withLogs(tmp, "daemon").withReadyTimeout(Duration.ofSeconds(60)).start()) {
+                long rssBefore = d.observer().rssBytes() / 1024;
+                HttpClient http = HttpClient.newHttpClient();
+                AtomicBoolean done = new AtomicBoolean();
+                AtomicLong peakRss = new AtomicLong(rssBefore);
+                List<Integer> healthCodes = new ArrayList<>();
+                Thread sampler = new Thread(() -> {
+                    while (!done.get()) {
+                        try {
+                            peakRss.accumulateAndGet(d.observer().rssBytes() / 1024, Math::max);
+                            synchronized (healthCodes) {
+                                healthCodes.add(status(d, "/v1/health"));
+                            }
+                            Thread.sleep(200);
+                        } catch (Exception e) {
+                            return;
+                        }
+                    }
+                });
+                sampler.start();
+                ExecutorService pool = Executors.newFixedThreadPool(CONCURRENT);
+                List<Future<Long>> counts = new ArrayList<>();
+                t0 = System.nanoTime();
+                for (int i = 0; i < CONCURRENT; i++) {
+                    counts.add(pool.submit(() -> listAndCheck(http, "http://127.0.0.1:" + d.restPort() + "/v1/files/big")));
+                }
+                for (Future<Long> c : counts) {
+                    assertThat(c.get()).isEqualTo(ENTRIES);
+                }
+                long listMs = (System.nanoTime() - t0) / 1_000_000;
+                done.set(true);
+                sampler.join();
+                pool.shutdown();
+                assertThat(healthCodes).isNotEmpty().containsOnly(200);
+                assertThat(d.isAlive()).isTrue();
+                assertThat(d.stdout() + d.stderr()).doesNotContain("OutOfMemoryError");
+                System.out.printf("1,000,000 entries: created in %d ms; %d concurrent listings in %d ms;"
+                        + " daemon RSS %d MiB before, peak %d MiB (VmHWM %d MiB), -Xmx64m%n", createMs, CONCURRENT,
+                        listMs, rssBefore / 1024, peakRss.get() / 1024, hwmKiB(d) / 1024);
+            }
+        } finally {
+            ScratchDir.remove(scratch);
+        }
+    }
+
+    static long hwmKiB(RunningDaemon d) {
+        return ProcStatus.read(d.pid()).map(s -> s.peakRssBytes() / 1024).orElse(-1L);
+    }
+
+    /** The status of a GET on a new connection, or -1 if there was no answer (which the health check counts). */
+    static int status(RunningDaemon d, String path) {
+        try {
+            return RawHttp.exchange("127.0.0.1", d.restPort(), RawRequest.get(path).closing(), Duration.ofSeconds(5)).status();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** Streams one listing, checking status, shape and byte order; @return the number of entries */
+    static long listAndCheck(HttpClient http, String url) throws Exception {
+        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(URI.create(url)).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(r.statusCode()).isEqualTo(200);
+        try (InputStream in = new BufferedInputStream(r.body(), 64 * 1024)) {
+            expect(in, "{\"path\":\"/big\",\"entries\":[");
+            long n = 0;
+            String previous = "";
+            int c;
+            while (true) {
+                expect(in, "{\"name\":\"");
+                String name = readUntilQuote(in);
+                assertThat(name.compareTo(previous)).as("byte order at entry %d", n).isPositive();
+                previous = name;
+                n++;
+                while ((c = in.read()) != '}') {
+                    assertThat(c).isNotNegative();
+                }
+                c = in.read();
+                if (c == ']') {
+                    break;
+                }
+                assertThat((char) c).isEqualTo(',');
+            }
+            expect(in, "}\n");
+            assertThat(in.read()).isEqualTo(-1);
+            return n;
+        }
+    }
+
+    private static void expect(InputStream in, String s) throws IOException {
+        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+            int c = in.read();
+            if (c != (b & 0xff)) {
+                throw new AssertionError("expected '" + s + "', got byte " + c);
+            }
+        }
+    }
+
+    private static String readUntilQuote(InputStream in) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream(16);
+        int c;
+        while ((c = in.read()) != '"') {
+            if (c < 0) {
+                throw new AssertionError("truncated listing");
+            }
+            b.write(c);
+        }
+        return b.toString(StandardCharsets.UTF_8);
+    }
+}
