@@ -8,18 +8,33 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * The journals of one daemon: {@code <state-dir>/journal/<process id>/}. Whatever a previous
- * daemon left there is removed when the store opens (processes do not survive a restart).
+ * The journals of one daemon: {@code <state-dir>/journal-<daemon pid>-<n>/<process id>/}. When the
+ * store opens it removes whatever a previous daemon left (processes do not survive a restart):
+ * every {@code journal-<pid>-<n>} whose daemon is no longer running, its own pid's included. Daemons
+ * sharing a state directory (tests) leave each other's journals alone.
  */
 public final class JournalStore {
+    /** Stores opened in this JVM: each has its own directory (tests run several daemons at once). */
+    private static final java.util.concurrent.atomic.AtomicInteger INSTANCES = new java.util.concurrent.atomic.AtomicInteger();
     private final Path root;
     private final JournalBudget budget;
 
     public JournalStore(Path stateDir, long totalCap) throws IOException {
-        this.root = stateDir.resolve("journal");
+        long self = ProcessHandle.current().pid();
+        this.root = stateDir.resolve("journal-" + self + "-" + INSTANCES.getAndIncrement());
         this.budget = new JournalBudget(totalCap);
-        if (Files.exists(root)) {
-            deleteTree(root);
+        Files.createDirectories(stateDir);
+        try (java.util.stream.Stream<Path> entries = Files.list(stateDir)) {
+            for (Path p : (Iterable<Path>) entries::iterator) {
+                String n = p.getFileName().toString();
+                String[] parts = n.split("-");
+                if (parts.length == 3 && parts[0].equals("journal") && parts[1].matches("[0-9]{1,18}")) {
+                    long pid = Long.parseLong(parts[1]);
+                    if (p.equals(root) || ProcessHandle.of(pid).isEmpty()) {
+                        deleteTree(p);
+                    }
+                }
+            }
         }
         Files.createDirectories(root);
     }
@@ -32,10 +47,17 @@ public final class JournalStore {
         return root;
     }
 
-    /** A new journal for process {@code id}, with {@code retention} bytes per stream. */
-    public ProcessJournal open(int id, long retention) throws IOException {
+    /**
+     * A new journal for process {@code id}, with {@code retention} bytes per stream. Never fails:
+     * if the directory cannot be made, the journal's writes fail and its readers get gaps.
+     */
+    public ProcessJournal open(int id, long retention) {
         Path dir = root.resolve(Integer.toString(id));
-        Files.createDirectories(dir);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException | RuntimeException e) {
+            // disk full or the like: the process still runs, its output is reported missing
+        }
         return new ProcessJournal(dir, retention, budget);
     }
 

@@ -130,13 +130,19 @@ class StreamJournalTest {
 
     @Test
     void storeRemovesWhatAPreviousDaemonLeft() throws Exception {
-        Path stale = state.resolve("journal").resolve("17");
+        Path stale = state.resolve("journal-2147483647-0").resolve("17"); // no such pid
         Files.createDirectories(stale);
         Files.write(stale.resolve("stdout-0.seg"), new byte[100]);
+        Path live = state.resolve("journal-1-0").resolve("3"); // pid 1 runs: another daemon's
+        Files.createDirectories(live);
         JournalStore store = new JournalStore(state, 1000);
         try (Stream<Path> files = Files.list(store.root())) {
             assertEquals(0, files.count());
         }
+        assertFalse(Files.exists(stale.getParent()));
+        assertTrue(Files.exists(live));
+        store.deleteAll();
+        assertFalse(Files.exists(store.root()));
     }
 
     /** A 1 MiB tmpfs fills up: the journal stops growing, appends never throw, readers see the hole. */
