@@ -135,6 +135,8 @@ public final class DurableProcess {
     }
 
     void ended(int code) {
+        journal.stdout().seal();
+        journal.stderr().seal();
         exit.complete(new Exit(code, timedOut, System.currentTimeMillis(), journal.stdout().written(),
                 journal.stderr().written()));
         journal.wake();

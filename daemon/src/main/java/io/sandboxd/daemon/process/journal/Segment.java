@@ -11,7 +11,8 @@ final class Segment {
     private final StreamJournal owner;
     final long start;
     final Path path;
-    final FileChannel channel;
+    /** Open while the segment is the current one; null once sealed (readers open the file themselves). */
+    volatile FileChannel channel;
     /** Why bytes before {@link #start} that no earlier segment holds are missing. */
     final JournalRead.GapCause holeBefore;
     /** Exclusive end; written under the owner's lock, read by readers under it too. */

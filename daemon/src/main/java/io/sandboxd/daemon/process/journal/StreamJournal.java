@@ -85,7 +85,8 @@ public final class StreamJournal {
                     break;
                 }
                 if (s.size() >= segmentSize) {
-                    current = null; // full: the next byte opens the next segment
+                    release(s); // full: the next byte opens the next segment
+                    current = null;
                 }
             }
             if (done < len) {
@@ -139,8 +140,35 @@ public final class StreamJournal {
 
     /** The current segment takes no more bytes; a new one may be tried from {@code retryAtNanos}. */
     private void seal(long retryAtNanos) {
+        if (current != null) {
+            release(current);
+        }
         current = null;
         retryAt = retryAtNanos;
+    }
+
+    /**
+     * The segment takes no more bytes: its descriptor is closed, so a stream holds one open file
+     * at most (its current segment) however many segments it retains.
+     */
+    private static void release(Segment s) {
+        FileChannel ch = s.channel;
+        s.channel = null;
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException e) {
+                // nothing to do
+            }
+        }
+    }
+
+    /** The stream ended (the process exited): its current segment's descriptor is closed. */
+    public synchronized void seal() {
+        if (current != null) {
+            release(current);
+            current = null;
+        }
     }
 
     private void drop(Segment s) {
@@ -224,23 +252,49 @@ public final class StreamJournal {
             int n = (int) Math.min(max, end - offset);
             byte[] b = new byte[n];
             ByteBuffer dst = ByteBuffer.wrap(b);
+            FileChannel shared = s.channel;
+            FileChannel ch = shared;
             try {
+                if (ch == null) {
+                    ch = FileChannel.open(s.path, StandardOpenOption.READ);
+                }
                 while (dst.hasRemaining()) {
-                    int r = s.channel.read(dst, offset - s.start + dst.position());
+                    int r = ch.read(dst, offset - s.start + dst.position());
                     if (r < 0) {
                         break;
                     }
                 }
             } catch (ClosedChannelException e) {
-                continue; // evicted meanwhile: look again, now it is a gap
-            } catch (IOException e) {
+                continue; // sealed or evicted meanwhile: look again (now a gap if evicted)
+            } catch (java.nio.file.NoSuchFileException e) {
+                evict(s); // evicted meanwhile, or removed behind our back: either way a gap
                 continue;
+            } catch (IOException e) {
+                if (!stillRetained(s)) {
+                    continue;
+                }
+                throw new java.io.UncheckedIOException("journal of " + name + " unreadable", e);
+            } finally {
+                if (ch != null && ch != shared) {
+                    try {
+                        ch.close();
+                    } catch (IOException e) {
+                        // nothing to do
+                    }
+                }
             }
             if (dst.position() < n) {
-                continue;
+                if (!stillRetained(s)) {
+                    continue;
+                }
+                throw new java.io.UncheckedIOException(new IOException("journal file of " + name + " is shorter than recorded"));
             }
             return JournalRead.data(b);
         }
+    }
+
+    private synchronized boolean stillRetained(Segment s) {
+        return segments.contains(s);
     }
 
     private long firstStart() {
@@ -275,11 +329,7 @@ public final class StreamJournal {
     }
 
     private static void closeQuietly(Segment s) {
-        try {
-            s.channel.close();
-        } catch (IOException e) {
-            // nothing to do
-        }
+        release(s);
         try {
             Files.deleteIfExists(s.path);
         } catch (IOException e) {

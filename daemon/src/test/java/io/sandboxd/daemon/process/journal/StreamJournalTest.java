@@ -82,6 +82,34 @@ class StreamJournalTest {
     }
 
     @Test
+    void aStreamKeepsOneDescriptorOpenHoweverManySegmentsItRetains() throws Exception {
+        JournalStore store = new JournalStore(state, 1 << 30);
+        ProcessJournal pj = store.open(3, 1 << 20); // 128 KiB segments
+        long before = openFds();
+        byte[] chunk = lines(0, 5000);
+        for (int i = 0; i < 40; i++) {
+            pj.stdout().append(chunk, 0, chunk.length);
+        }
+        try (Stream<Path> files = Files.list(store.root().resolve("3"))) {
+            assertTrue(files.count() >= 5);
+        }
+        assertTrue(openFds() - before <= 1, "descriptors " + (openFds() - before));
+        pj.stdout().seal();
+        assertTrue(openFds() - before <= 0, "descriptors after seal " + (openFds() - before));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        long first = pj.stdout().firstRetained();
+        readAll(pj.stdout(), first, out, 50_000);
+        assertEquals(pj.stdout().written() - first, out.size());
+        pj.delete();
+    }
+
+    private static long openFds() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
+    @Test
     void retentionDropsOldestSegmentsAndReadersGetTheExactGap() throws Exception {
         JournalStore store = new JournalStore(state, 1 << 30);
         long retention = 64 * 1024;
