@@ -183,13 +183,20 @@ final class AttachPump {
                 advance(kind, r.gapLength());
                 return AttachEvent.newBuilder().setGap(Gap.newBuilder().setStream(stream).setOffset(offset)
                         .setLength(r.gapLength())
-                        .setReason(r.cause() == JournalRead.GapCause.WRITE_FAILED
-                                ? GapReason.GAP_REASON_JOURNAL_WRITE_FAILED : GapReason.GAP_REASON_RETENTION)).build();
+                        .setReason(reason(r.cause()))).build();
             }
             default -> {
                 return null;
             }
         }
+    }
+
+    private static GapReason reason(JournalRead.GapCause cause) {
+        return switch (cause) {
+            case WRITE_FAILED -> GapReason.GAP_REASON_JOURNAL_WRITE_FAILED;
+            case NOT_RECORDED -> GapReason.GAP_REASON_NOT_RECORDED;
+            default -> GapReason.GAP_REASON_RETENTION;
+        };
     }
 
     private void advance(OutputKind kind, long n) {

@@ -118,7 +118,8 @@ public final class DurableProcess {
     }
 
     /**
-     * One more attacher, until {@link #detachViewer()}.
+     * One more attacher, until {@link #detachViewer()}. The journal records from now on (a
+     * {@code process.v1} Start is journalled only once someone attached).
      *
      * @throws SandboxException RESOURCE_EXHAUSTED beyond {@link #MAX_ATTACHERS}
      */
@@ -128,6 +129,7 @@ public final class DurableProcess {
             throw new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, "too many attachers of process " + id
                     + ": the limit is " + MAX_ATTACHERS + " per process");
         }
+        journal.record();
     }
 
     public void detachViewer() {

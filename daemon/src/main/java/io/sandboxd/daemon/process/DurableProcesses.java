@@ -115,9 +115,14 @@ public final class DurableProcesses {
         deadlines.put(d.id(), timers.schedule(p::killTree, settings.timeoutGraceMillis(), TimeUnit.MILLISECONDS));
     }
 
-    /** A {@code process.v1} Start process: journalled too (its own sink unchanged), listed and attachable. */
+    /**
+     * A {@code process.v1} Start process: listed and attachable (its own sink unchanged), but
+     * journalled only from its first attach on, so a Start nobody attaches to writes nothing to
+     * disk; its bytes are only counted until then (one NOT_RECORDED gap for an attacher).
+     */
     void adopt(ManagedProcess p, ProcessRequest request) {
-        DurableProcess d = new DurableProcess(p, "", request, true, false, store.open(p.id(), settings.retention()));
+        DurableProcess d = new DurableProcess(p, "", request, true, false,
+                store.open(p.id(), settings.retention(), false));
         byId.put(d.id(), d);
         p.tee(sink -> new TeeSink(sink, d, this));
     }

@@ -114,6 +114,7 @@ class DurableProcessTest {
         long outOffset;
         long errOffset;
         long gapBytes;
+        final List<io.sandboxd.api.durable.v1alpha1.Gap> gaps = new java.util.ArrayList<>();
         int heartbeats;
         ExitRecord exit;
 
@@ -136,6 +137,7 @@ class DurableProcessTest {
                     boolean isOut = e.getGap().getStream() == Stream.STREAM_STDOUT;
                     assertThat(e.getGap().getOffset()).isEqualTo(isOut ? outOffset : errOffset);
                     gapBytes += e.getGap().getLength();
+                    gaps.add(e.getGap());
                     if (isOut) {
                         outOffset += e.getGap().getLength();
                     } else {
@@ -404,7 +406,7 @@ class DurableProcessTest {
     }
 
     @Test
-    void aProcessV1StartIsListedAndAttachableAsASecondViewer() throws Exception {
+    void aProcessV1StartIsListedAndAttachableAsASecondViewerJournalledFromItsFirstAttach() throws Exception {
         StartCollector v1 = new StartCollector();
         ProcessServiceGrpc.newStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS).start(
                 io.sandboxd.api.process.v1.StartRequest.newBuilder()
@@ -414,18 +416,65 @@ class DurableProcessTest {
         ProcessInfo info = stub().get(id(pid));
         assertThat(info.getV1Start()).isTrue();
         assertThat(info.getState()).isEqualTo(ProcessState.PROCESS_STATE_RUNNING);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (stub().get(id(pid)).getStdoutWritten() < 3) {
+            assertThat(System.nanoTime() - deadline).as("hi counted").isNegative();
+            Thread.sleep(10);
+        }
+        assertThat(journalFiles(pid)).as("nothing on disk before the first attach").isEmpty();
         Seen s = new Seen();
         Iterator<AttachEvent> it = stub().attach(s.resume(pid));
-        while (s.out.size() < 3) {
+        while (s.gaps.isEmpty()) {
             s.take(it.next());
         }
         v1().writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).setInput(ByteString.copyFromUtf8("z\n")).build());
         while (s.take(it.next())) {
         }
-        assertThat(s.out.toString(StandardCharsets.US_ASCII)).isEqualTo("hi\ngot z\n");
+        assertThat(s.gaps).as("one exact gap for the bytes from before the attach").singleElement().satisfies(g -> {
+            assertThat(g.getStream()).isEqualTo(Stream.STREAM_STDOUT);
+            assertThat(g.getOffset()).isZero();
+            assertThat(g.getLength()).isEqualTo(3);
+            assertThat(g.getReason()).isEqualTo(io.sandboxd.api.durable.v1alpha1.GapReason.GAP_REASON_NOT_RECORDED);
+        });
+        assertThat(s.out.toString(StandardCharsets.US_ASCII)).as("the exact suffix").isEqualTo("got z\n");
+        assertThat(s.outOffset).isEqualTo(9);
         assertThat(v1.await().isOk()).isTrue();
         assertThat(v1.exitCode()).isZero();
         assertThat(v1.stdout()).isEqualTo("hi\ngot z\n");
+    }
+
+    @Test
+    void aProcessV1StartNobodyAttachesToWritesNoJournalFiles() throws Exception {
+        StartCollector v1 = new StartCollector();
+        ProcessServiceGrpc.newStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS).start(
+                io.sandboxd.api.process.v1.StartRequest.newBuilder()
+                        .setConfig(ProcessConfig.newBuilder().addCommand("sh").addCommand("-c")
+                                .addCommand("head -c 3000000 /dev/zero; echo err >&2")).build(), v1);
+        int pid = v1.pid();
+        assertThat(v1.await().isOk()).isTrue();
+        assertThat(v1.exitCode()).isZero();
+        ProcessInfo info = stub().get(id(pid));
+        assertThat(info.getStdoutWritten()).isEqualTo(3_000_000);
+        assertThat(info.getStderrWritten()).isEqualTo(4);
+        assertThat(journalFiles(pid)).isEmpty();
+        Seen s = new Seen();
+        Iterator<AttachEvent> it = stub().attach(s.resume(pid));
+        while (s.take(it.next())) {
+        }
+        assertThat(s.gaps).extracting(io.sandboxd.api.durable.v1alpha1.Gap::getReason).containsOnly(
+                io.sandboxd.api.durable.v1alpha1.GapReason.GAP_REASON_NOT_RECORDED);
+        assertThat(s.gapBytes).isEqualTo(3_000_004);
+        assertThat(s.out.size() + s.err.size()).isZero();
+        assertThat(s.exit.getExitCode()).isZero();
+        assertThat(journalFiles(pid)).as("an ended process starts no journal").isEmpty();
+    }
+
+    /** Whatever the daemon's journal holds for process {@code pid} (its directory and files). */
+    static List<Path> journalFiles(int pid) throws java.io.IOException {
+        try (var w = Files.walk(state)) {
+            return w.filter(p -> p.getNameCount() > state.getNameCount() + 1
+                    && p.getName(state.getNameCount() + 1).toString().equals(Integer.toString(pid))).toList();
+        }
     }
 
     @Test

@@ -11,7 +11,11 @@ public record JournalRead(Kind kind, byte[] data, long gapLength, GapCause cause
     public enum Kind { DATA, GAP, NONE }
 
     /** Why bytes are missing. */
-    public enum GapCause { RETENTION, WRITE_FAILED }
+    public enum GapCause {
+        RETENTION, WRITE_FAILED,
+        /** Output of a {@code process.v1} Start from before its first attach: never journalled. */
+        NOT_RECORDED
+    }
 
     static final JournalRead NONE = new JournalRead(Kind.NONE, null, 0, null);
 

@@ -49,16 +49,18 @@ public final class JournalStore {
 
     /**
      * A new journal for process {@code id}, with {@code retention} bytes per stream. Never fails:
-     * if the directory cannot be made, the journal's writes fail and its readers get gaps.
+     * if the directory cannot be made, the journal's writes fail and its readers get gaps. Its
+     * directory is made with its first segment.
+     *
+     * @param recording false: appends only count bytes until {@link ProcessJournal#record()}
      */
+    public ProcessJournal open(int id, long retention, boolean recording) {
+        return new ProcessJournal(root.resolve(Integer.toString(id)), retention, budget, recording);
+    }
+
+    /** A journal that records from the start. */
     public ProcessJournal open(int id, long retention) {
-        Path dir = root.resolve(Integer.toString(id));
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException | RuntimeException e) {
-            // disk full or the like: the process still runs, its output is reported missing
-        }
-        return new ProcessJournal(dir, retention, budget);
+        return open(id, retention, true);
     }
 
     /** Removes the whole journal directory (daemon shutdown). */

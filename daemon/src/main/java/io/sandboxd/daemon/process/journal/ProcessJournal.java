@@ -15,10 +15,17 @@ public final class ProcessJournal {
     private final StreamJournal stderr;
     private final CopyOnWriteArrayList<Runnable> watchers = new CopyOnWriteArrayList<>();
 
-    ProcessJournal(Path dir, long retention, JournalBudget budget) {
+    /** @param recording false: nothing is written (no file, no directory) until {@link #record()} */
+    ProcessJournal(Path dir, long retention, JournalBudget budget, boolean recording) {
         this.dir = dir;
-        this.stdout = new StreamJournal(dir, "stdout", retention, budget);
-        this.stderr = new StreamJournal(dir, "stderr", retention, budget);
+        this.stdout = new StreamJournal(dir, "stdout", retention, budget, recording);
+        this.stderr = new StreamJournal(dir, "stderr", retention, budget, recording);
+    }
+
+    /** Both streams are journalled from now on (the first attach of a {@code process.v1} Start). */
+    public void record() {
+        stdout.record();
+        stderr.record();
     }
 
     public StreamJournal stdout() {

@@ -42,12 +42,16 @@ public final class StreamJournal {
     private JournalRead.GapCause nextHole = JournalRead.GapCause.RETENTION;
     private long retryAt;
     private boolean closed;
+    /** False until {@link #record()}: appends only count bytes (a v1 Start nobody attached to). */
+    private boolean recording;
 
     /**
      * @param retention bytes kept at most; whole segments of about an eighth of it are dropped
      */
-    StreamJournal(Path dir, String name, long retention, JournalBudget budget) {
+    StreamJournal(Path dir, String name, long retention, JournalBudget budget, boolean recording) {
         this.dir = dir;
+        this.recording = recording;
+        this.nextHole = recording ? JournalRead.GapCause.RETENTION : JournalRead.GapCause.NOT_RECORDED;
         this.name = name;
         this.retention = retention;
         this.segmentSize = Math.max(MIN_SEGMENT, Math.min(MAX_SEGMENT, retention / 8));
@@ -63,7 +67,7 @@ public final class StreamJournal {
             return;
         }
         synchronized (this) {
-            if (closed) {
+            if (closed || !recording) {
                 written += len;
                 return;
             }
@@ -101,6 +105,14 @@ public final class StreamJournal {
         budget.enforce();
     }
 
+    /**
+     * From now on appends are written to files; the bytes counted before are one hole
+     * ({@link JournalRead.GapCause#NOT_RECORDED}). Idempotent.
+     */
+    public synchronized void record() {
+        recording = true;
+    }
+
     /** The segment to append to, opening one if needed; null while writes are failing. */
     private Segment writable() {
         if (current != null) {
@@ -112,7 +124,7 @@ public final class StreamJournal {
         Path p = dir.resolve(name + "-" + written + ".seg");
         FileChannel ch;
         try {
-            ch = FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            ch = create(p);
         } catch (IOException | RuntimeException e) {
             retryAt = System.nanoTime() + RETRY_NANOS;
             return null;
@@ -124,6 +136,16 @@ public final class StreamJournal {
         current = s;
         budget.created(s);
         return s;
+    }
+
+    /** Creates the segment file, and the process's directory with the first one. */
+    private FileChannel create(Path p) throws IOException {
+        try {
+            return FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (java.nio.file.NoSuchFileException e) {
+            Files.createDirectories(dir);
+            return FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
     }
 
     private static int writeFully(Segment s, byte[] data, int off, int len) {
@@ -238,7 +260,8 @@ public final class StreamJournal {
                 }
                 s = locate(offset);
                 if (s == null) {
-                    return JournalRead.gap(written - offset, JournalRead.GapCause.WRITE_FAILED);
+                    return JournalRead.gap(written - offset, nextHole == JournalRead.GapCause.NOT_RECORDED
+                            ? JournalRead.GapCause.NOT_RECORDED : JournalRead.GapCause.WRITE_FAILED);
                 }
                 if (s.start > offset) {
                     JournalRead.GapCause cause = s.holeBefore != null ? s.holeBefore : JournalRead.GapCause.RETENTION;

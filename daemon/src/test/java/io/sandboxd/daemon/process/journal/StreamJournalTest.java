@@ -82,6 +82,33 @@ class StreamJournalTest {
     }
 
     @Test
+    void aJournalNotYetRecordingOnlyCountsThenGivesOneExactGapAndTheSuffix() throws Exception {
+        JournalStore store = new JournalStore(state, 1 << 30);
+        ProcessJournal pj = store.open(4, 1 << 20, false);
+        byte[] all = lines(0, 5_000);
+        int before = all.length / 3;
+        pj.stdout().append(all, 0, before);
+        assertEquals(before, pj.stdout().written());
+        assertFalse(Files.exists(store.root().resolve("4")), "nothing on disk, not even the directory");
+        JournalRead g = pj.stdout().read(0, 100);
+        assertEquals(JournalRead.Kind.GAP, g.kind());
+        assertEquals(before, g.gapLength());
+        assertEquals(JournalRead.GapCause.NOT_RECORDED, g.cause());
+        pj.record();
+        pj.stdout().append(all, before, all.length - before);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        long[] end = readAll(pj.stdout(), 0, out, 4096);
+        assertEquals(all.length, end[0]);
+        assertEquals(before, end[1]);
+        assertArrayEquals(java.util.Arrays.copyOfRange(all, before, all.length), out.toByteArray());
+        JournalRead again = pj.stdout().read(0, 100);
+        assertEquals(JournalRead.GapCause.NOT_RECORDED, again.cause());
+        assertEquals(before, again.gapLength());
+        pj.delete();
+        assertFalse(Files.exists(store.root().resolve("4")));
+    }
+
+    @Test
     void aStreamKeepsOneDescriptorOpenHoweverManySegmentsItRetains() throws Exception {
         JournalStore store = new JournalStore(state, 1 << 30);
         ProcessJournal pj = store.open(3, 1 << 20); // 128 KiB segments
