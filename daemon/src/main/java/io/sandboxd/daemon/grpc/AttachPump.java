@@ -12,6 +12,7 @@ import io.sandboxd.daemon.process.DurableProcess;
 import io.sandboxd.daemon.process.OutputKind;
 import io.sandboxd.daemon.process.journal.JournalRead;
 import io.sandboxd.daemon.process.journal.OffsetOutOfRangeException;
+import io.sandboxd.daemon.process.journal.StreamJournal;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,8 +29,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * readiness and the heartbeat timer.
  */
 final class AttachPump {
-    /** Largest output event. */
-    static final int CHUNK = 64 * 1024;
+    /** Largest output event: the default chunk of a process.v1 Start stream. */
+    static final int CHUNK = io.sandboxd.daemon.config.DaemonConfig.DEFAULT_STREAM_CHUNK_SIZE;
 
     private final ServerCallStreamObserver<AttachEvent> out;
     private final Executor executor;
@@ -44,6 +45,8 @@ final class AttachPump {
     private volatile Runnable onCancel;
     private ScheduledFuture<?> heartbeat;
     private AttachEvent first;
+    private final StreamJournal.Cursor stdoutCursor = new StreamJournal.Cursor();
+    private final StreamJournal.Cursor stderrCursor = new StreamJournal.Cursor();
     private long stdoutOffset;
     private long stderrOffset;
     private boolean stderrFirst;
@@ -168,7 +171,7 @@ final class AttachPump {
         long offset = kind == OutputKind.STDOUT ? stdoutOffset : stderrOffset;
         JournalRead r;
         try {
-            r = p.stream(kind).read(offset, CHUNK);
+            r = p.stream(kind).read(offset, CHUNK, kind == OutputKind.STDOUT ? stdoutCursor : stderrCursor);
         } catch (OffsetOutOfRangeException e) {
             throw new IllegalStateException(e); // offsets were checked and only grow with the journal
         }
@@ -212,6 +215,8 @@ final class AttachPump {
             return;
         }
         done = true;
+        stdoutCursor.close();
+        stderrCursor.close();
         DurableProcess p = process;
         if (heartbeat != null) {
             heartbeat.cancel(false);

@@ -37,6 +37,18 @@ final class JournalSink implements OutputSink {
     }
 
     @Override
+    public boolean takesDirect() {
+        return true;
+    }
+
+    /** Straight from the loop's native read buffer to the segment file: no copy through the heap. */
+    @Override
+    public void onOutput(OutputKind kind, java.nio.ByteBuffer direct) {
+        process.stream(kind).append(direct);
+        process.journal().wake();
+    }
+
+    @Override
     public void onExit(int exitCode) {
         owner.ended(process, exitCode);
     }

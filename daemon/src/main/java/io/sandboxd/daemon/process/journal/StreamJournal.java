@@ -63,12 +63,26 @@ public final class StreamJournal {
      * (the array is lent by the I/O loop). Never throws and never blocks on readers.
      */
     public void append(byte[] data, int off, int len) {
+        if (len > 0) {
+            append(ByteBuffer.wrap(data, off, len));
+        }
+    }
+
+    /**
+     * Appends the bytes between the buffer's position and limit (a direct buffer is written to the
+     * file without a copy); the buffer is lent for the call and left with position == limit.
+     * Never throws and never blocks on readers.
+     */
+    public void append(ByteBuffer src) {
+        int len = src.remaining();
         if (len <= 0) {
             return;
         }
+        int limit = src.limit();
         synchronized (this) {
             if (closed || !recording) {
                 written += len;
+                src.position(limit);
                 return;
             }
             int done = 0;
@@ -78,7 +92,9 @@ public final class StreamJournal {
                     break;
                 }
                 int n = (int) Math.min(len - done, segmentSize - s.size());
-                int w = writeFully(s, data, off + done, n);
+                src.limit(src.position() + n);
+                int w = writeFully(s, src);
+                src.limit(limit);
                 s.end += w;
                 retained += w;
                 written += w;
@@ -98,6 +114,7 @@ public final class StreamJournal {
                 written += len - done;
                 nextHole = JournalRead.GapCause.WRITE_FAILED;
             }
+            src.position(limit);
             while (retained > retention && segments.size() > 1) {
                 drop(segments.peekFirst());
             }
@@ -148,8 +165,9 @@ public final class StreamJournal {
         }
     }
 
-    private static int writeFully(Segment s, byte[] data, int off, int len) {
-        ByteBuffer b = ByteBuffer.wrap(data, off, len);
+    /** Writes what {@code b} holds; @return the bytes that reached the file. */
+    private static int writeFully(Segment s, ByteBuffer b) {
+        int start = b.position();
         try {
             while (b.hasRemaining()) {
                 s.channel.write(b);
@@ -157,7 +175,7 @@ public final class StreamJournal {
         } catch (IOException | RuntimeException e) {
             // ENOSPC or an I/O error: what reached the file counts, the rest is a hole
         }
-        return b.position() - off;
+        return b.position() - start;
     }
 
     /** The current segment takes no more bytes; a new one may be tried from {@code retryAtNanos}. */
@@ -247,6 +265,47 @@ public final class StreamJournal {
      * @throws OffsetOutOfRangeException if {@code offset} is beyond what was written
      */
     public JournalRead read(long offset, int max) throws OffsetOutOfRangeException {
+        return read(offset, max, null);
+    }
+
+    /**
+     * One reader's open sealed segment: a reader going through sealed segments opens each file
+     * once instead of once per read. Confined to its reader; {@link #close()} when done.
+     */
+    public static final class Cursor implements AutoCloseable {
+        private Segment segment;
+        private FileChannel channel;
+
+        FileChannel channelFor(Segment s) {
+            return segment == s ? channel : null;
+        }
+
+        void hold(Segment s, FileChannel ch) {
+            close();
+            segment = s;
+            channel = ch;
+        }
+
+        @Override
+        public void close() {
+            FileChannel ch = channel;
+            segment = null;
+            channel = null;
+            if (ch != null) {
+                try {
+                    ch.close();
+                } catch (IOException e) {
+                    // nothing to do
+                }
+            }
+        }
+    }
+
+    /**
+     * As {@link #read(long, int)}, keeping the sealed segment it opens in {@code cursor} (null: none)
+     * for the next read.
+     */
+    public JournalRead read(long offset, int max, Cursor cursor) throws OffsetOutOfRangeException {
         while (true) {
             Segment s;
             long end;
@@ -276,10 +335,17 @@ public final class StreamJournal {
             byte[] b = new byte[n];
             ByteBuffer dst = ByteBuffer.wrap(b);
             FileChannel shared = s.channel;
+            if (shared == null && cursor != null) {
+                shared = cursor.channelFor(s);
+            }
             FileChannel ch = shared;
             try {
                 if (ch == null) {
                     ch = FileChannel.open(s.path, StandardOpenOption.READ);
+                    if (cursor != null) {
+                        cursor.hold(s, ch);
+                        shared = ch;
+                    }
                 }
                 while (dst.hasRemaining()) {
                     int r = ch.read(dst, offset - s.start + dst.position());
@@ -288,6 +354,9 @@ public final class StreamJournal {
                     }
                 }
             } catch (ClosedChannelException e) {
+                if (cursor != null && cursor.channelFor(s) == ch) {
+                    cursor.close();
+                }
                 continue; // sealed or evicted meanwhile: look again (now a gap if evicted)
             } catch (java.nio.file.NoSuchFileException e) {
                 evict(s); // evicted meanwhile, or removed behind our back: either way a gap

@@ -109,6 +109,40 @@ class StreamJournalTest {
     }
 
     @Test
+    void directAppendsAndCursorReadsReplayByteExactAcrossSegments() throws Exception {
+        JournalStore store = new JournalStore(state, 1 << 30);
+        ProcessJournal pj = store.open(5, 1 << 20); // 128 KiB segments
+        byte[] all = lines(0, 60_000);
+        java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(70_000);
+        Random rnd = new Random(11);
+        for (int off = 0; off < all.length; ) {
+            int n = Math.min(all.length - off, 1 + rnd.nextInt(65_000));
+            direct.clear().position(5);
+            direct.put(all, off, n).flip().position(5);
+            pj.stdout().append(direct);
+            assertEquals(direct.limit(), direct.position(), "consumed");
+            off += n;
+        }
+        assertEquals(all.length, pj.stdout().written());
+        long start = pj.stdout().firstRetained();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (StreamJournal.Cursor c = new StreamJournal.Cursor()) {
+            long offset = start;
+            while (true) {
+                JournalRead r = pj.stdout().read(offset, 50_000, c);
+                if (r.kind() == JournalRead.Kind.NONE) {
+                    break;
+                }
+                assertEquals(JournalRead.Kind.DATA, r.kind());
+                out.write(r.data());
+                offset += r.data().length;
+            }
+        }
+        assertArrayEquals(java.util.Arrays.copyOfRange(all, (int) start, all.length), out.toByteArray());
+        pj.delete();
+    }
+
+    @Test
     void aStreamKeepsOneDescriptorOpenHoweverManySegmentsItRetains() throws Exception {
         JournalStore store = new JournalStore(state, 1 << 30);
         ProcessJournal pj = store.open(3, 1 << 20); // 128 KiB segments
