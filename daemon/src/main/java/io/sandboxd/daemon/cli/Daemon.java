@@ -2,6 +2,7 @@ package io.sandboxd.daemon.cli;
 
 import io.sandboxd.daemon.auth.AccessToken;
 import io.sandboxd.daemon.config.DaemonConfig;
+import io.sandboxd.daemon.config.DurableConfig;
 import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.fs.DirectBuffers;
 import io.sandboxd.daemon.fs.FileStore;
@@ -11,6 +12,8 @@ import io.sandboxd.daemon.lifecycle.DaemonState;
 import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.daemon.metrics.Metrics;
 import io.sandboxd.daemon.process.CommandResolver;
+import io.sandboxd.daemon.process.DurableProcesses;
+import io.sandboxd.daemon.process.journal.JournalStore;
 import io.sandboxd.daemon.process.ProcessCore;
 import io.sandboxd.daemon.process.ProcessRegistry;
 import io.sandboxd.daemon.process.ProcessRuntime;
@@ -38,6 +41,7 @@ public final class Daemon {
     static final String AUTH_TOKEN_VARIABLE = "SANDBOXD_AUTH_TOKEN";
 
     private final DaemonConfig config;
+    private final DurableConfig durable;
     private final DaemonState state = new DaemonState();
     private final ListenerContext listeners;
     private final ProcessCore processes;
@@ -53,7 +57,16 @@ public final class Daemon {
      * @param requestLog where both listeners write their line per request
      */
     public Daemon(DaemonConfig config, Metrics metrics, RequestLog requestLog) {
+        this(config, null, metrics, requestLog);
+    }
+
+    /**
+     * @param durable the durable-process settings; null for the defaults over a fresh temporary
+     *                state directory (daemons built in tests)
+     */
+    public Daemon(DaemonConfig config, DurableConfig durable, Metrics metrics, RequestLog requestLog) {
         this.config = config;
+        this.durable = durable != null ? durable : DurableConfig.defaults(temporaryStateDir());
         this.listeners = new ListenerContext(state, AccessToken.from(config.authToken()), requestLog, metrics);
         SandboxRoot root = new SandboxRoot(config.rootDir(), RunAsUser.fileOwner(config.runAs()));
         this.processes = new ProcessCore(new CommandResolver(root, childEnvironment(System.getenv())),
@@ -62,6 +75,14 @@ public final class Daemon {
         this.files = new FileStore(root, fileBuffers);
         if (!config.runAs().inherits()) {
             giveRootTo(config);
+        }
+        try {
+            processes.enableDurable(new JournalStore(this.durable.stateDir(), this.durable.journalTotalCap()),
+                    new DurableProcesses.Settings(this.durable.journalRetention(), this.durable.journalTotalCap(),
+                            this.durable.timeoutGrace().toMillis(), this.durable.endedRetention().toMillis(),
+                            this.durable.maxEnded()));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("state dir " + this.durable.stateDir() + ": " + e.getMessage(), e);
         }
     }
 
@@ -72,6 +93,14 @@ public final class Daemon {
             java.nio.file.Files.setAttribute(config.rootDir(), "unix:uid", config.runAs().uid());
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot give the root dir to --run-as-user", e);
+        }
+    }
+
+    private static java.nio.file.Path temporaryStateDir() {
+        try {
+            return java.nio.file.Files.createTempDirectory("sandboxd-state");
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
@@ -99,7 +128,7 @@ public final class Daemon {
         rest = restServer;
         Throwable failure = null;
         try {
-            GrpcServer g = new GrpcServer(config, listeners, processes);
+            GrpcServer g = new GrpcServer(config, listeners, processes, durable.attachHeartbeat());
             grpc = g;
             g.start();
         } catch (Throwable e) {

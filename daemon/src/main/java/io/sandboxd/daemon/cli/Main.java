@@ -57,7 +57,10 @@ public final class Main {
     }
 
     /** Outcome of parsing: a config to run, or an exit code (help/version: 0, bad value: 2). */
-    record Parsed(DaemonConfig config, int exitCode) {
+    record Parsed(DaemonConfig config, io.sandboxd.daemon.config.DurableConfig durable, int exitCode) {
+        Parsed(DaemonConfig config, int exitCode) {
+            this(config, null, exitCode);
+        }
     }
 
     static Parsed parse(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
@@ -71,7 +74,8 @@ public final class Main {
             if (CommandLine.printHelpIfRequested(parsed)) {
                 return new Parsed(null, 0);
             }
-            return new Parsed(options.toConfig(cmd, env), 0);
+            DaemonConfig config = options.toConfig(cmd, env);
+            return new Parsed(config, options.toDurableConfig(cmd, config.rootDir()), 0);
         } catch (CommandLine.ParameterException e) {
             err.println("sandboxd: " + oneLine(e.getMessage()) + " (see --help)");
             err.flush();
@@ -88,7 +92,7 @@ public final class Main {
             JvmAttach.refuseSameUserAttach(); // the children share our uid: no jcmd/attach for them
         }
         ShutdownSignals signals = ShutdownSignals.install();
-        Daemon daemon = new Daemon(p.config(), preloader.metrics(), RequestLog.stderr(p.config().logFormat()));
+        Daemon daemon = new Daemon(p.config(), p.durable(), preloader.metrics(), RequestLog.stderr(p.config().logFormat()));
         try {
             daemon.start();
         } catch (Exception e) {

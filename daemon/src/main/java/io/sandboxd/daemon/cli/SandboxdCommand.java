@@ -80,6 +80,35 @@ public final class SandboxdCommand {
                     + "(env SANDBOXD_RUN_AS_USER). Off: they run as the daemon's own user.")
     String runAsUser;
 
+    @Option(names = "--state-dir", defaultValue = io.sandboxd.daemon.config.DurableConfig.DEFAULT_STATE_DIR,
+            description = "Daemon state (the output journal of durable processes), outside the sandbox root; "
+                    + "emptied at start (env SANDBOXD_STATE_DIR, default ${DEFAULT-VALUE}).")
+    String stateDir;
+
+    @Option(names = "--journal-retention", defaultValue = "8388608",
+            description = "Bytes of output retained per stream of a process for replay (env SANDBOXD_JOURNAL_RETENTION, default ${DEFAULT-VALUE}).")
+    long journalRetention;
+
+    @Option(names = "--journal-total-cap", defaultValue = "1073741824",
+            description = "Bytes retained by all journals together, oldest dropped first (env SANDBOXD_JOURNAL_TOTAL_CAP, default ${DEFAULT-VALUE}).")
+    long journalTotalCap;
+
+    @Option(names = "--ended-retention", defaultValue = "1h", converter = GoDurationConverter.class,
+            description = "How long an ended process stays listed and attachable (env SANDBOXD_ENDED_RETENTION, default ${DEFAULT-VALUE}).")
+    Duration endedRetention;
+
+    @Option(names = "--max-ended", defaultValue = "1000",
+            description = "Ended processes kept at most, oldest forgotten first (env SANDBOXD_MAX_ENDED, default ${DEFAULT-VALUE}).")
+    int maxEnded;
+
+    @Option(names = "--timeout-grace", defaultValue = "5s", converter = GoDurationConverter.class,
+            description = "SIGTERM to SIGKILL of a process tree whose server-side timeout fired (env SANDBOXD_TIMEOUT_GRACE, default ${DEFAULT-VALUE}).")
+    Duration timeoutGrace;
+
+    @Option(names = "--attach-heartbeat", defaultValue = "15s", converter = GoDurationConverter.class,
+            description = "Heartbeat on an attach stream silent this long (env SANDBOXD_ATTACH_HEARTBEAT, default ${DEFAULT-VALUE}).")
+    Duration attachHeartbeat;
+
     @Option(names = "--auth-token-file",
             description = "File holding the bearer token required on every call but health "
                     + "(env SANDBOXD_AUTH_TOKEN_FILE; or the token itself in SANDBOXD_AUTH_TOKEN). Off by default.")
@@ -144,6 +173,38 @@ public final class SandboxdCommand {
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw bad(cmd, "--run-as-user \"" + runAsUser + "\": " + e.getMessage());
         }
+    }
+
+    /** The durable-process settings; {@code rootDir} is the validated sandbox root, which must not hold the state. */
+    io.sandboxd.daemon.config.DurableConfig toDurableConfig(CommandLine cmd, Path rootDir) {
+        if (stateDir == null || stateDir.isBlank()) {
+            throw bad(cmd, "--state-dir must not be empty");
+        }
+        Path state = Path.of(stateDir).toAbsolutePath().normalize();
+        if (state.startsWith(rootDir) || rootDir.startsWith(state)) {
+            throw bad(cmd, "--state-dir \"" + stateDir + "\" must be outside the sandbox root " + rootDir);
+        }
+        if (journalRetention < 4096) {
+            throw bad(cmd, "--journal-retention must be at least 4096 (got " + journalRetention + ")");
+        }
+        if (journalTotalCap < journalRetention) {
+            throw bad(cmd, "--journal-total-cap must be at least --journal-retention (got " + journalTotalCap + ")");
+        }
+        if (maxEnded < 0) {
+            throw bad(cmd, "--max-ended must not be negative (got " + maxEnded + ")");
+        }
+        for (Duration d : new Duration[] {endedRetention, timeoutGrace, attachHeartbeat}) {
+            if (d.isNegative() || d.isZero()) {
+                throw bad(cmd, "--ended-retention, --timeout-grace and --attach-heartbeat must be positive (got " + d + ")");
+            }
+        }
+        try {
+            Files.createDirectories(state);
+        } catch (IOException | SecurityException e) {
+            throw bad(cmd, "state dir \"" + stateDir + "\": cannot create (" + e.getClass().getSimpleName() + ")");
+        }
+        return new io.sandboxd.daemon.config.DurableConfig(state, journalRetention, journalTotalCap, endedRetention,
+                maxEnded, timeoutGrace, attachHeartbeat);
     }
 
     private Path prepareRoot(CommandLine cmd) {

@@ -44,6 +44,8 @@ public final class GrpcServer {
     private final DaemonConfig config;
     private final ListenerContext listeners;
     private final ProcessCore processes;
+    private final java.time.Duration attachHeartbeat;
+    private DurableServiceImpl durable;
     private final HealthStatusManager health = new HealthStatusManager();
     private EventLoopGroup boss;
     private EventLoopGroup workers;
@@ -56,6 +58,13 @@ public final class GrpcServer {
     });
 
     public GrpcServer(DaemonConfig config, ListenerContext listeners, ProcessCore processes) {
+        this(config, listeners, processes, java.time.Duration.ofSeconds(15));
+    }
+
+    /** @param attachHeartbeat how long an attach stream of the durable service may stay silent */
+    public GrpcServer(DaemonConfig config, ListenerContext listeners, ProcessCore processes,
+                      java.time.Duration attachHeartbeat) {
+        this.attachHeartbeat = attachHeartbeat;
         this.config = config;
         this.listeners = listeners;
         this.processes = processes;
@@ -95,6 +104,10 @@ public final class GrpcServer {
                 .intercept(new AuthInterceptor(listeners.accessToken()))
                 .intercept(new ServingGate(listeners.state()))
                 .intercept(new CallObserver(listeners.requestLog(), listeners.metrics().registry()));
+        if (processes.durable() != null) {
+            durable = new DurableServiceImpl(processes.durable(), ptySpawns, attachHeartbeat);
+            b.addService(durable);
+        }
         server = b.build().start();
         health.setStatus("", ServingStatus.SERVING);
         health.setStatus(ProcessServiceGrpc.SERVICE_NAME, ServingStatus.SERVING);
@@ -134,5 +147,8 @@ public final class GrpcServer {
             boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
         }
         ptySpawns.shutdownNow();
+        if (durable != null) {
+            durable.close();
+        }
     }
 }

@@ -37,6 +37,8 @@ public final class ManagedProcess {
     private final CompletableFuture<Integer> finished = new CompletableFuture<>();
     private final AtomicBoolean pumping = new AtomicBoolean();
     private volatile boolean leaderExited;
+    /** Wraps the sink given to {@link #pump} (the journal of a Start process), or null. */
+    private volatile java.util.function.UnaryOperator<OutputSink> tee;
 
     /** Pipe mode: the output pipes are read on the I/O loop, the exit comes from a pidfd there. */
     ManagedProcess(int id, PipeSpawner.Spawned pipes, ProcessRuntime runtime, ProcessEndListener ends) {
@@ -96,6 +98,12 @@ public final class ManagedProcess {
 
     /** Starts delivering output to {@code sink}; call exactly once. */
     public void pump(OutputSink sink) {
+        java.util.function.UnaryOperator<OutputSink> t = tee;
+        if (t != null) {
+            tee = null;
+            pump(t.apply(sink));
+            return;
+        }
         if (!pumping.compareAndSet(false, true)) {
             throw new IllegalStateException("already pumping");
         }
@@ -165,6 +173,11 @@ public final class ManagedProcess {
             ends.ended(this);
             finished.complete(code);
         }
+    }
+
+    /** Output given to {@link #pump} goes through {@code wrap} first; call before pumping. */
+    void tee(java.util.function.UnaryOperator<OutputSink> wrap) {
+        tee = wrap;
     }
 
     /** SendSignal: to the group while the leader lives; afterwards an OK no-op (no pid reuse). */

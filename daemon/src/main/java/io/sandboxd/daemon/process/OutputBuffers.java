@@ -10,11 +10,20 @@ import com.sun.jna.Memory;
 final class OutputBuffers {
     /** Output is read here, then copied into {@link #heapChunk}. */
     private final Memory readBuffer;
+    /** The read buffer as a direct ByteBuffer (one view, repositioned per chunk). */
+    private final java.nio.ByteBuffer direct;
     /** Grows to the largest chunk seen. */
     private byte[] heapChunk = new byte[0];
 
     OutputBuffers(int readBufferSize) {
         readBuffer = new Memory(readBufferSize);
+        direct = readBuffer.getByteBuffer(0, readBufferSize);
+    }
+
+    /** The read buffer's bytes [0, length) as a direct ByteBuffer, reused by every read. */
+    java.nio.ByteBuffer direct(int length) {
+        direct.limit(length).position(0);
+        return direct;
     }
 
     Memory readBuffer() {

@@ -36,6 +36,8 @@ final class OutputReader implements IoLoop.Handler {
     private final PipeGrowth growth;
     /** Pipes are ours to close; a PTY master belongs to its terminal, which outlives the reading. */
     private final boolean ownsFd;
+    /** The sink takes the native read buffer itself (no heap copy). */
+    private final boolean direct;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     /** Budget bytes pinned by the last chunk until the consumer shows demand again. */
     private long heldBudget;
@@ -57,6 +59,7 @@ final class OutputReader implements IoLoop.Handler {
         this.budget = runtime.chunkBudget();
         this.growth = runtime.pipeGrowth();
         this.ownsFd = ownsFd;
+        this.direct = sink.takesDirect();
     }
 
     void start() {
@@ -153,9 +156,13 @@ final class OutputReader implements IoLoop.Handler {
         if (sink.isClosed()) {
             return; // the consumer left: drain so the writer is not blocked until it is killed
         }
+        metrics.bytes(kind, len);
+        if (direct) {
+            sink.onOutput(kind, buffers.direct(len));
+            return;
+        }
         byte[] data = buffers.heapChunk(len);
         buffers.readBuffer().read(0, data, 0, len);
-        metrics.bytes(kind, len);
         sink.onOutput(kind, data, len);
     }
 

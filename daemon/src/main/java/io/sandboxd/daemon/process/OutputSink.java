@@ -27,6 +27,25 @@ public interface OutputSink {
      */
     void onOutput(OutputKind kind, byte[] data, int length);
 
+    /**
+     * True if this sink takes output straight from the loop's native read buffer
+     * ({@link #onOutput(OutputKind, java.nio.ByteBuffer)}) instead of a heap copy: a sink that
+     * only writes the bytes to a file (the journal) saves the copy to the heap and the JDK's copy
+     * back to a direct buffer. Constant for a sink.
+     */
+    default boolean takesDirect() {
+        return false;
+    }
+
+    /**
+     * Delivers the bytes between the buffer's position and limit, from the loop's native read
+     * buffer; only called when {@link #takesDirect()}. Lent for the duration of the call only,
+     * like the array of {@link #onOutput(OutputKind, byte[], int)}.
+     */
+    default void onOutput(OutputKind kind, java.nio.ByteBuffer direct) {
+        throw new UnsupportedOperationException("not a direct sink");
+    }
+
     /** Called once, after every byte of output was handed to {@link #onOutput}. */
     void onExit(int exitCode);
 }

@@ -20,6 +20,7 @@ public final class ProcessCore implements AutoCloseable {
     private final ProcessLauncher launcher;
     private final SessionJournal sessions;
     private final ProcessEndListener ends = new Ends();
+    private volatile DurableProcesses durable;
 
     /** Takes over the registry and the runtime: {@link #close()} closes both. */
     public ProcessCore(CommandResolver resolver, ProcessRegistry registry, ProcessRuntime runtime) {
@@ -30,8 +31,33 @@ public final class ProcessCore implements AutoCloseable {
         this.sessions = new SessionJournal(runtime.timers());
     }
 
+    /**
+     * Durable processes (issue 18) on this core, journalling into {@code store}; from now on
+     * every Start process is journalled as well. Call once, before serving.
+     */
+    public DurableProcesses enableDurable(io.sandboxd.daemon.process.journal.JournalStore store,
+                                          DurableProcesses.Settings settings) {
+        durable = new DurableProcesses(this, store, runtime.timers(), settings);
+        return durable;
+    }
+
+    /** The durable processes, or null unless {@link #enableDurable} was called. */
+    public DurableProcesses durable() {
+        return durable;
+    }
+
     /** Start: a registered process with stdin, addressable by its id until its output ends. */
     public ManagedProcess start(ProcessRequest request) throws SandboxException {
+        ManagedProcess p = startPublished(request);
+        DurableProcesses d = durable;
+        if (d != null) {
+            d.adopt(p, request);
+        }
+        return p;
+    }
+
+    /** Start without the journal: the durable processes pump it into their own. */
+    ManagedProcess startPublished(ProcessRequest request) throws SandboxException {
         LaunchPlan plan = resolver.resolve(request);
         registry.reserve();
         int id = registry.nextId();
@@ -133,5 +159,9 @@ public final class ProcessCore implements AutoCloseable {
     public void close() {
         registry.close();
         runtime.close();
+        DurableProcesses d = durable;
+        if (d != null) {
+            d.close();
+        }
     }
 }

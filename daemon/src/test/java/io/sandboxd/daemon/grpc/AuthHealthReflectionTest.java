@@ -92,6 +92,7 @@ class AuthHealthReflectionTest {
                     });
             req.onNext(ServerReflectionRequest.newBuilder().setListServices("").build());
             assertThat(services.get(30, TimeUnit.SECONDS)).contains("process.v1.ProcessService",
+                    "sandboxd.durable.v1alpha1.DurableProcessService",
                     "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection");
             req.onCompleted();
         }
