@@ -112,6 +112,27 @@ class DurableCallsTest {
     }
 
     @Test
+    void outputBeyondTheRetentionComesAsOneGapThenTheRest() {
+        int id = d.start(Command.shell("head -c 1048576 /dev/zero"), DurableOptions.detached().retentionBytes(4096));
+        d.waitFor(byId(id));
+        long next = 0;
+        long gapped = 0;
+        for (AttachEvent ev : drain(d.attach(byId(id), 0, 0)).events()) {
+            if (ev.hasGap()) {
+                assertThat(ev.getGap().getStream()).isEqualTo(Stream.STREAM_STDOUT);
+                assertThat(ev.getGap().getOffset()).isEqualTo(next);
+                next += ev.getGap().getLength();
+                gapped += ev.getGap().getLength();
+            } else if (ev.hasOutput()) {
+                assertThat(ev.getOutput().getOffset()).isEqualTo(next);
+                next += ev.getOutput().getData().size();
+            }
+        }
+        assertThat(next).isEqualTo(1048576);
+        assertThat(gapped).isPositive();
+    }
+
+    @Test
     void anOffsetBeyondWhatWasWrittenIsOutOfRange() {
         int id = d.start(Command.shell("printf abc"), DurableOptions.detached());
         d.waitFor(byId(id));
