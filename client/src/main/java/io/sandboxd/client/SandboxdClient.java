@@ -193,6 +193,11 @@ public final class SandboxdClient implements AutoCloseable {
         return p;
     }
 
+    /** The durable-process service ({@code sandboxd.durable.v1alpha1}) of this view. */
+    public DurableProcesses durable() {
+        return new DurableProcesses(this);
+    }
+
     public void writeStdin(int processId, byte[] data) {
         writeStdin(processId, ByteString.copyFrom(data));
     }
@@ -228,12 +233,19 @@ public final class SandboxdClient implements AutoCloseable {
         unary(ProcessServiceGrpc.getResizeTTYMethod(), request, null, null);
     }
 
-    private <Q, R> R unary(MethodDescriptor<Q, R> method, Q request, AtomicReference<Metadata> headers,
-                           AtomicReference<Metadata> trailers) {
+    <Q, R> R unary(MethodDescriptor<Q, R> method, Q request, AtomicReference<Metadata> headers,
+                   AtomicReference<Metadata> trailers) {
+        return unary(method, request, headers, trailers, settings.callTimeout);
+    }
+
+    /** A unary call with {@code timeout} (null: none). */
+    <Q, R> R unary(MethodDescriptor<Q, R> method, Q request, AtomicReference<Metadata> headers,
+                   AtomicReference<Metadata> trailers, Duration timeout) {
         AtomicReference<Metadata> t = trailers != null ? trailers : new AtomicReference<>();
         Channel ch = headers == null ? channel()
                 : ClientInterceptors.intercept(channel(), MetadataUtils.newCaptureMetadataInterceptor(headers, t));
-        CallOptions o = CallOptions.DEFAULT.withDeadlineAfter(settings.callTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        CallOptions o = timeout == null ? CallOptions.DEFAULT
+                : CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
         try {
             return ClientCalls.blockingUnaryCall(ch, method, o, request);
         } catch (StatusRuntimeException e) {

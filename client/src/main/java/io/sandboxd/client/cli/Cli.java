@@ -20,17 +20,18 @@ import java.util.concurrent.Callable;
  */
 @CommandLine.Command(name = "sandboxd-cli", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
         description = "Runs commands and moves files in a sandbox, over sandboxd's gRPC and REST APIs.",
-        subcommands = {ExecCommand.class, CpCommand.class, LsCommand.class, RmCommand.class, HealthCommand.class,
+        subcommands = {ExecCommand.class, RunCommand.class, AttachCommand.class, PsCommand.class, WaitCommand.class,
+                KillCommand.class, CpCommand.class, LsCommand.class, RmCommand.class, HealthCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Environment: SANDBOXD_GRPC_ADDR (host:port), SANDBOXD_REST_ADDR (URL), SANDBOXD_TOKEN.",
-                "Exit codes: 0 ok, 1 failure, 2 usage error; exec: the process's exit code (128+N after signal N)."})
+                "Exit codes: 0 ok, 1 failure, 2 usage error; exec, attach, wait: the process's exit code (128+N after signal N, 124 after run --timeout)."})
 public final class Cli implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing verb (exec, cp, ls, rm, health)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, health)");
     }
 
     public static void main(String[] args) {

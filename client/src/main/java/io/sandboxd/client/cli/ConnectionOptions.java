@@ -18,7 +18,34 @@ import java.util.Map;
  * Where the daemon is and how to authenticate, shared by every verb: flag, else environment,
  * else loopback defaults. The token is never a flag value (it would show in {@code ps}).
  */
-public final class ConnectionOptions {
+public class ConnectionOptions extends DaemonOptions {
+    @Option(names = "--timeout", paramLabel = "DURATION",
+            description = "Deadline of each request, Go syntax (10s, 1m30s; default 30s). Not applied to "
+                    + "the output of exec or to file bodies.")
+    String timeout;
+
+    @Override
+    Duration callTimeout() {
+        if (timeout == null) {
+            return Duration.ofSeconds(30);
+        }
+        try {
+            Duration d = GoDuration.parse(timeout);
+            if (d.isZero()) {
+                throw new IllegalArgumentException("--timeout must be above 0");
+            }
+            return d;
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--timeout: " + e.getMessage());
+        }
+    }
+}
+
+/**
+ * The daemon's addresses and the token, without {@code --timeout}: for {@code run}, whose
+ * {@code --timeout} is the process's server-side deadline. Requests keep the default 30 s.
+ */
+class DaemonOptions {
     static final String DEFAULT_GRPC = "127.0.0.1:9090";
     static final String DEFAULT_REST = "http://127.0.0.1:8080";
 
@@ -36,11 +63,6 @@ public final class ConnectionOptions {
     @Option(names = "--token-file", paramLabel = "FILE",
             description = "File holding the bearer token (else env SANDBOXD_TOKEN; default: none).")
     Path tokenFile;
-
-    @Option(names = "--timeout", paramLabel = "DURATION",
-            description = "Deadline of each request, Go syntax (10s, 1m30s; default 30s). Not applied to "
-                    + "the output of exec or to file bodies.")
-    String timeout;
 
     static Map<String, String> env = System.getenv();
 
@@ -93,18 +115,7 @@ public final class ConnectionOptions {
     }
 
     Duration callTimeout() {
-        if (timeout == null) {
-            return Duration.ofSeconds(30);
-        }
-        try {
-            Duration d = GoDuration.parse(timeout);
-            if (d.isZero()) {
-                throw new IllegalArgumentException("--timeout must be above 0");
-            }
-            return d;
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--timeout: " + e.getMessage());
-        }
+        return Duration.ofSeconds(30);
     }
 
     /** The client, made once (connections open on first use). */

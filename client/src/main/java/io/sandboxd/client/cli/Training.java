@@ -63,6 +63,11 @@ public final class Training {
             Cli.run("cp", "--rest", r, ":missing", "-");
             Cli.run("rm", "-r", "--rest", r, ":d");
             Cli.run("health", "--grpc", g, "--rest", r);
+            // The durable verbs' parsing and request paths (the stand-in answers UNIMPLEMENTED).
+            Cli.run("run", "--detach", "--grpc", g, "--tag", "t", "--timeout", "1m", "--", "true");
+            Cli.run("ps", "--json", "--grpc", g);
+            Cli.run("wait", "--grpc", g, "1");
+            Cli.run("kill", "--grpc", g, "--tag", "t", "--signal", "KILL");
             Cli.run("exec", "--grpc", "127.0.0.1:1", "--", "true");
             Cli.run("--help");
             Cli.run("--version");
