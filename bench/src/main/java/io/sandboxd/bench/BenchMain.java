@@ -2,12 +2,17 @@ package io.sandboxd.bench;
 
 import io.sandboxd.bench.controller.ControllerBenchmark;
 import io.sandboxd.bench.router.RouterBenchmark;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.proc.ProcStatus;
+import io.sandboxd.testkit.proc.ProcessObserver;
+import io.sandboxd.testkit.proc.ResourceSampler;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -26,8 +31,9 @@ public final class BenchMain {
     private final List<Metric> metrics = new ArrayList<>();
     private final Map<String, String> failures = new LinkedHashMap<>();
     private final Map<String, Object> info = new LinkedHashMap<>();
-    private DaemonUnderTest daemon;
-    private ProcStatus.Sampler sampler;
+    private RunningDaemon daemon;
+    private long daemonJvm;
+    private ResourceSampler sampler;
     private SpawnFloor floor;
     private Path work;
 
@@ -116,7 +122,7 @@ public final class BenchMain {
             info.put("client_java", ClientJvm.describe());
             info.put("quick", o.quick);
             String grpcTarget = o.grpc;
-            URI restBase = o.rest == null ? null : URI.create(o.rest);
+            String restBase = o.rest;
             if (o.startDaemon != null) {
                 section(out, "startup", this::startOwnDaemon);
                 if (daemon == null) {
@@ -124,13 +130,13 @@ public final class BenchMain {
                 }
                 grpcTarget = daemon.grpcTarget();
                 restBase = daemon.restBase();
-                info.put("daemon_command", String.join(" ", daemon.fullCommandLine()));
-                sampler = new ProcStatus.Sampler(daemon.javaPid);
+                info.put("daemon_command", String.join(" ", commandLine(daemonJvm)));
+                sampler = new ResourceSampler(daemonJvm);
             }
             info.put("grpc", grpcTarget);
             info.put("rest", String.valueOf(restBase));
-            try (GrpcBench g = new GrpcBench(grpcTarget, o.token)) {
-                RestBench r = new RestBench(restBase, o.token);
+            try (GrpcBench g = new GrpcBench(grpcTarget, restBase, o.token)) {
+                RestBench r = new RestBench(restBase, o.token, g.client());
                 if (o.only.contains("execute")) {
                     section(out, "execute", () -> executeSection(g));
                 }
@@ -153,7 +159,7 @@ public final class BenchMain {
                 sampler.close();
             }
             if (daemon != null) {
-                daemon.close();
+                stop(daemon);
             }
             if (ownWork) {
                 deleteTree(work);
@@ -186,19 +192,20 @@ public final class BenchMain {
 
     private void startOwnDaemon() throws Exception {
         Path root = Files.createDirectories(work.resolve("root"));
-        Path log = work.resolve("daemon.log");
-        info.put("daemon_log", log.toString());
+        DaemonSpec spec = DaemonStartup.spec(o.startDaemon, o.jvmOpts, root, work, o.token);
+        info.put("daemon_log", spec.stdoutLog() + " " + spec.stderrLog());
         boolean measure = o.only.contains("startup");
         // Warm-up start: a launcher may build its AppCDS/AOT archive on the first run.
-        DaemonUnderTest d = DaemonUnderTest.start(o.startDaemon, o.jvmOpts, root, log, o.token);
+        DaemonStartup.Started d = DaemonStartup.start(spec, o.token);
         if (!measure) {
-            daemon = d;
+            daemon = d.daemon();
+            daemonJvm = d.jvmPid();
             return;
         }
-        List<String> trivialOpts = d.jvmOptionsForTrivialProgram();
-        String java = d.javaBinary();
+        List<String> trivialOpts = DaemonStartup.jvmOptionsForTrivialProgram(commandLine(d.jvmPid()));
+        String java = new ProcessObserver(d.jvmPid()).exe().toString();
         info.put("trivial_java_command", java + " " + String.join(" ", trivialOpts) + " -cp <bench> " + TrivialMain.class.getName());
-        d.close();
+        stop(d.daemon());
         int runs = o.startupRuns();
         double[] accept = new double[runs];
         double[] serving = new double[runs];
@@ -206,22 +213,23 @@ public final class BenchMain {
         double[] idleRss = new double[runs];
         double[] idleThreads = new double[runs];
         double[] idleAnon = new double[runs];
-        DaemonUnderTest.trivialJava(java, trivialOpts, 1, 1);
+        DaemonStartup.trivialJava(java, trivialOpts, 1, 1);
         for (int i = 0; i < runs; i++) {
-            trivial[i] = DaemonUnderTest.trivialJava(java, trivialOpts, 0, 1)[0];
-            d = DaemonUnderTest.start(o.startDaemon, o.jvmOpts, root, log, o.token);
-            accept[i] = d.acceptMs;
-            serving[i] = d.servingMs;
+            trivial[i] = DaemonStartup.trivialJava(java, trivialOpts, 0, 1)[0];
+            d = DaemonStartup.start(spec, o.token);
+            accept[i] = d.acceptMs();
+            serving[i] = d.servingMs();
             Thread.sleep(o.settleMs());
-            ProcStatus st = d.status();
-            idleRss[i] = st.rssMiB();
+            ProcStatus st = status(d.jvmPid());
+            idleRss[i] = mib(st.rssBytes());
             idleThreads[i] = st.threads();
-            idleAnon[i] = st.anonMiB();
+            idleAnon[i] = mib(st.anonRssBytes());
             if (i < runs - 1) {
-                d.close();
+                stop(d.daemon());
             }
         }
-        daemon = d;
+        daemon = d.daemon();
+        daemonJvm = d.jvmPid();
         Stats triv = Stats.of(trivial);
         metrics.add(new Metric("startup_ports_accepting", "ms", Stats.of(accept)).against("trivial_java_exit", triv)
                 .atMost(4.0, "<= 4x trivial Java").note("exec -> both ports accept TCP"));
@@ -308,8 +316,8 @@ public final class BenchMain {
         double[] liveThreads = {-1};
         GrpcBench.ConcurrentResult cr = g.concurrentStreams(n, () -> {
             if (daemon != null) {
-                ProcStatus st = daemon.status();
-                liveRss[0] = st.rssMiB();
+                ProcStatus st = status(daemonJvm);
+                liveRss[0] = mib(st.rssBytes());
                 liveThreads[0] = st.threads();
             }
         });
@@ -332,13 +340,36 @@ public final class BenchMain {
 
     private void afterSection() throws Exception {
         Thread.sleep(o.settleMs() * 2);
-        ProcStatus st = daemon.status();
-        metrics.add(new Metric("rss_peak", "MiB", Stats.of(new double[] {st.hwmMiB()})).ratio(st.hwmMiB() / 192.0)
+        ProcStatus st = status(daemonJvm);
+        double peak = mib(st.peakRssBytes());
+        double rss = mib(st.rssBytes());
+        metrics.add(new Metric("rss_peak", "MiB", Stats.of(new double[] {peak})).ratio(peak / 192.0)
                 .note("VmHWM over the whole run; ratio = / 192 MiB"));
-        metrics.add(new Metric("rss_after", "MiB", Stats.of(new double[] {st.rssMiB()})).ratio(st.rssMiB() / 64.0)
+        metrics.add(new Metric("rss_after", "MiB", Stats.of(new double[] {rss})).ratio(rss / 64.0)
                 .note("VmRSS " + o.settleMs() * 2 + " ms after the load; ratio = / 64 MiB"));
         metrics.add(new Metric("threads_peak", "threads", Stats.of(new double[] {sampler.maxThreads()}))
                 .ratio(sampler.maxThreads() / 32.0).unguarded().note("max sampled every 25 ms"));
+    }
+
+    private static ProcStatus status(long pid) {
+        return ProcStatus.read(pid).orElseThrow(() -> new IllegalStateException("the daemon (pid " + pid + ") has gone"));
+    }
+
+    private static List<String> commandLine(long pid) {
+        try {
+            return new ProcessObserver(pid).cmdline();
+        } catch (IllegalStateException e) {
+            return List.of();
+        }
+    }
+
+    private static double mib(long bytes) {
+        return bytes / 1048576.0;
+    }
+
+    /** SIGTERM, then SIGKILL after 20 s. */
+    private static void stop(RunningDaemon d) {
+        d.stop(Duration.ofSeconds(20));
     }
 
     private static void writeRandomFile(Path f, long bytes) throws IOException {

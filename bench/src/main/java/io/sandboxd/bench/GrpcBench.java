@@ -1,35 +1,23 @@
 package io.sandboxd.bench;
 
-import com.google.protobuf.ByteString;
-import com.google.protobuf.Empty;
-import io.grpc.CallOptions;
-import io.grpc.Channel;
-import io.grpc.ClientCall;
-import io.grpc.ClientInterceptor;
-import io.grpc.ForwardingClientCall;
 import io.grpc.ManagedChannel;
-import io.grpc.Metadata;
-import io.grpc.MethodDescriptor;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.StreamObserver;
 import io.sandboxd.api.process.v1.ExecuteRequest;
-import io.sandboxd.api.process.v1.ExecuteResponse;
-import io.sandboxd.api.process.v1.ProcessConfig;
-import io.sandboxd.api.process.v1.ProcessServiceGrpc;
 import io.sandboxd.api.process.v1.SendSignalRequest;
 import io.sandboxd.api.process.v1.Signal;
-import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
-import io.sandboxd.api.process.v1.WriteStdinRequest;
+import io.sandboxd.client.Command;
+import io.sandboxd.client.GrpcCallException;
+import io.sandboxd.client.RemoteProcess;
+import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.client.StartRecorder;
 
 import java.io.Closeable;
-import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
+import java.util.OptionalInt;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -40,61 +28,51 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-/** The gRPC ProcessService scenarios, each a set of per-run samples. */
+/**
+ * The gRPC ProcessService scenarios, each a set of per-run samples. Calls go through
+ * {@link SandboxdClient}, one per channel; the bench makes the channels itself (plain
+ * {@link NettyChannelBuilder} with grpc-netty's default transport and event loops, as an SDK user
+ * would have) so that load can be spread over several connections, and reuses them for every call.
+ */
 final class GrpcBench implements Closeable {
     private final String target;
+    private final String restBase;
     private final String token;
     private final List<ManagedChannel> channels = new ArrayList<>();
-    private final ManagedChannel main;
+    private final SandboxdClient main;
 
-    GrpcBench(String target, String token) {
+    GrpcBench(String target, String restBase, String token) {
         this.target = target;
+        this.restBase = restBase;
         this.token = token;
-        this.main = newChannel();
+        this.main = newClient();
     }
 
-    ManagedChannel newChannel() {
-        NettyChannelBuilder b = NettyChannelBuilder.forTarget(target).usePlaintext()
-                .maxInboundMessageSize(16 << 20);
-        if (token != null) {
-            b.intercept(new BearerToken(token));
-        }
-        ManagedChannel ch = b.build();
+    /** The client of the main channel (also for the REST calls that are not measured). */
+    SandboxdClient client() {
+        return main;
+    }
+
+    /** A client on a new channel of its own (closed by {@link #close()}). */
+    SandboxdClient newClient() {
+        ManagedChannel ch = NettyChannelBuilder.forTarget(target).usePlaintext().maxInboundMessageSize(16 << 20).build();
         synchronized (channels) {
             channels.add(ch);
         }
-        return ch;
+        return SandboxdClient.builder().grpcTarget(target).restBase(restBase).token(token).channel(ch).build();
     }
 
-    static ExecuteRequest execute(String... cmd) {
-        return ExecuteRequest.newBuilder().setConfig(ProcessConfig.newBuilder().addAllCommand(List.of(cmd))).build();
-    }
-
-    static StartRequest start(String... cmd) {
-        return StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder().addAllCommand(List.of(cmd))).build();
-    }
-
-    /** A cheap call that proves the service answers: SendSignal to an id that cannot exist. */
-    boolean answers() {
-        try {
-            ProcessServiceGrpc.newBlockingStub(main).withDeadlineAfter(2, TimeUnit.SECONDS)
-                    .sendSignal(SendSignalRequest.newBuilder().setProcessId(Integer.MAX_VALUE)
-                            .setSignal(Signal.SIGNAL_SIGTERM).build());
-            return true;
-        } catch (StatusRuntimeException e) {
-            Status.Code c = e.getStatus().getCode();
-            return c != Status.Code.UNAVAILABLE && c != Status.Code.DEADLINE_EXCEEDED;
-        }
+    private static void shutdown(SandboxdClient c) {
+        c.managedChannel().shutdownNow();
     }
 
     /** Latency in ms of sequential Execute calls; checks exit code and stdout. */
     double[] executeLatency(int warmup, int n, String expectStdout, String... cmd) {
-        ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(main);
-        ExecuteRequest req = execute(cmd);
-        return sequentialLatency(warmup, n, () -> stub.withDeadlineAfter(30, TimeUnit.SECONDS).execute(req), r -> {
-            if (r.getExitCode() != 0 || !r.getStdout().toStringUtf8().equals(expectStdout)) {
-                throw new IllegalStateException("Execute " + List.of(cmd) + " returned exit " + r.getExitCode()
-                        + " stdout " + r.getStdout().toStringUtf8().strip());
+        ExecuteRequest req = Command.of(cmd).toExecuteRequest();
+        return sequentialLatency(warmup, n, () -> main.execute(req), r -> {
+            if (r.exitCode() != 0 || !r.stdoutText().equals(expectStdout)) {
+                throw new IllegalStateException("Execute " + List.of(cmd) + " returned exit " + r.exitCode()
+                        + " stdout " + r.stdoutText().strip());
             }
         });
     }
@@ -105,18 +83,17 @@ final class GrpcBench implements Closeable {
      * cost before any process is involved, to set Execute's latency against.
      */
     double[] noopLatency(int warmup, int n) {
-        ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(main);
         SendSignalRequest req = SendSignalRequest.newBuilder().setProcessId(Integer.MAX_VALUE)
                 .setSignal(Signal.SIGNAL_SIGTERM).build();
         return sequentialLatency(warmup, n, () -> {
             try {
-                return stub.withDeadlineAfter(30, TimeUnit.SECONDS).sendSignal(req);
-            } catch (StatusRuntimeException e) {
-                if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
+                main.sendSignal(req);
+            } catch (GrpcCallException e) {
+                if (e.code() == Status.Code.DEADLINE_EXCEEDED) {
                     throw e;
                 }
-                return null;
             }
+            return null;
         }, r -> { });
     }
 
@@ -140,17 +117,17 @@ final class GrpcBench implements Closeable {
         AtomicLong ops = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
-        ExecuteRequest req = execute("/bin/true");
-        List<ManagedChannel> chs = new ArrayList<>();
+        ExecuteRequest req = Command.of("/bin/true").toExecuteRequest();
+        List<SandboxdClient> own = new ArrayList<>();
         Thread[] ts = new Thread[clients];
         for (int c = 0; c < clients; c++) {
-            ManagedChannel ch = newChannel();
-            chs.add(ch);
-            ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(ch);
+            SandboxdClient client = newClient();
+            own.add(client);
+            SandboxdClient calls = client.withCallTimeout(Duration.ofSeconds(60));
             ts[c] = new Thread(() -> {
                 while (!stop.get()) {
                     try {
-                        if (stub.withDeadlineAfter(60, TimeUnit.SECONDS).execute(req).getExitCode() == 0) {
+                        if (calls.execute(req).exitCode() == 0) {
                             ops.incrementAndGet();
                         } else {
                             errors.incrementAndGet();
@@ -180,41 +157,58 @@ final class GrpcBench implements Closeable {
             for (Thread t : ts) {
                 t.join(120_000);
             }
-            for (ManagedChannel ch : chs) {
-                ch.shutdownNow();
-            }
+            own.forEach(GrpcBench::shutdown);
         }
     }
 
     /** MB/s of Start(head -c bytes /dev/zero) as received by the client, one value per run. */
-    double[] startThroughput(long bytes, int runs) throws InterruptedException {
+    double[] startThroughput(long bytes, int runs) {
+        SandboxdClient streams = main.withStreamDeadline(Duration.ofSeconds(600));
         double[] out = new double[runs];
         for (int i = 0; i < runs; i++) {
             long t = System.nanoTime();
-            StreamResult r = startAndCollect(start("head", "-c", Long.toString(bytes), "/dev/zero"), 600, false);
+            StartRecorder r = StartRecorder.countingOnly();
+            RemoteProcess p = streams.start(Command.of("head", "-c", Long.toString(bytes), "/dev/zero"), r);
+            String error = awaitEnd(p, r, Duration.ofSeconds(605));
             double s = (System.nanoTime() - t) / 1e9;
-            if (r.error != null || r.stdoutBytes != bytes || r.exitCode != 0) {
-                throw new IllegalStateException("Start stream: got " + r.stdoutBytes + " of " + bytes
-                        + " bytes, exit " + r.exitCode + (r.error != null ? ", error " + r.error : ""));
+            if (error != null || r.stdoutBytes() != bytes || !Integer.valueOf(0).equals(r.exitCode())) {
+                throw new IllegalStateException("Start stream: got " + r.stdoutBytes() + " of " + bytes
+                        + " bytes, exit " + r.exitCode() + (error != null ? ", error " + error : ""));
             }
             out[i] = bytes / 1e6 / s;
         }
         return out;
     }
 
-    /** ms from the Start call to the first stdout byte of {@code echo hi}. */
+    /**
+     * Waits for a stream to end on the process's latch (the recorder's monitor would wake this
+     * thread for every event), then for its recorder's last callback; null if it ended OK.
+     */
+    private static String awaitEnd(RemoteProcess p, StartRecorder r, Duration timeout) {
+        if (!p.awaitEnd(timeout) || !r.awaitEnd(Duration.ofSeconds(5))) {
+            p.cancel();
+            return "stream did not end";
+        }
+        return r.status().isOk() ? null : String.valueOf(r.status());
+    }
+
+    /** ms from the Start call to the first stdout byte of {@code echo hi}, as the event arrived. */
     double[] startTimeToFirstByte(int warmup, int n) {
-        ProcessServiceGrpc.ProcessServiceBlockingStub stub = ProcessServiceGrpc.newBlockingStub(main);
-        StartRequest req = start("/bin/echo", "hi");
+        SandboxdClient streams = main.withStreamDeadline(Duration.ofSeconds(30));
+        Command echo = Command.of("/bin/echo", "hi");
         double[] out = new double[n];
         for (int i = -warmup; i < n; i++) {
-            long t = System.nanoTime();
-            Iterator<StartResponse> it = stub.withDeadlineAfter(30, TimeUnit.SECONDS).start(req);
+            StartRecorder r = new StartRecorder(); // event times count from here
+            String error = awaitEnd(streams.start(echo, r), r, Duration.ofSeconds(35));
+            if (error != null) {
+                throw new IllegalStateException("Start(echo hi): " + error);
+            }
             double first = -1;
-            while (it.hasNext()) {
-                StartResponse ev = it.next();
-                if (first < 0 && ev.hasStdout() && !ev.getStdout().isEmpty()) {
-                    first = (System.nanoTime() - t) / 1e6;
+            for (StartRecorder.Event e : r.events()) {
+                StartResponse ev = e.message();
+                if (ev.hasStdout() && !ev.getStdout().isEmpty()) {
+                    first = e.nanos() / 1e6;
+                    break;
                 }
             }
             if (first < 0) {
@@ -227,64 +221,6 @@ final class GrpcBench implements Closeable {
         return out;
     }
 
-    static final class StreamResult {
-        volatile int pid;
-        volatile long stdoutBytes;
-        volatile int exitCode = Integer.MIN_VALUE;
-        volatile Throwable error;
-        final StringBuilder text = new StringBuilder();
-        final CountDownLatch ready = new CountDownLatch(1);
-        final CountDownLatch done = new CountDownLatch(1);
-    }
-
-    private StreamResult startAndCollect(StartRequest req, int deadlineSec, boolean keepText) throws InterruptedException {
-        StreamResult r = new StreamResult();
-        ProcessServiceGrpc.newStub(main).withDeadlineAfter(deadlineSec, TimeUnit.SECONDS).start(req, observer(r, keepText));
-        if (!r.done.await(deadlineSec + 5L, TimeUnit.SECONDS)) {
-            r.error = new IllegalStateException("stream did not end");
-        }
-        return r;
-    }
-
-    private static StreamObserver<StartResponse> observer(StreamResult r, boolean keepText) {
-        return new StreamObserver<>() {
-            @Override
-            public void onNext(StartResponse ev) {
-                switch (ev.getEventCase()) {
-                    case INIT -> r.pid = ev.getInit().getProcessId();
-                    case STDOUT -> {
-                        ByteString b = ev.getStdout();
-                        r.stdoutBytes += b.size();
-                        if (keepText) {
-                            synchronized (r.text) {
-                                r.text.append(b.toStringUtf8());
-                                if (r.text.indexOf("ready") >= 0) {
-                                    r.ready.countDown();
-                                }
-                            }
-                        }
-                    }
-                    case EXIT -> r.exitCode = ev.getExit().getExitCode();
-                    default -> {
-                    }
-                }
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                r.error = t;
-                r.ready.countDown();
-                r.done.countDown();
-            }
-
-            @Override
-            public void onCompleted() {
-                r.ready.countDown();
-                r.done.countDown();
-            }
-        };
-    }
-
     record ConcurrentResult(int streams, int completed, int errors, double allReadyMs, double totalMs, String firstError) {
     }
 
@@ -295,21 +231,20 @@ final class GrpcBench implements Closeable {
      * exit 0 and exactly "ready\ndone\n".
      */
     ConcurrentResult concurrentStreams(int n, Runnable whileLive) throws InterruptedException {
-        StartRequest req = start("/bin/sh", "-c", "echo ready; read x; echo done");
-        List<ManagedChannel> chs = new ArrayList<>();
+        Command cmd = Command.of("/bin/sh", "-c", "echo ready; read x; echo done");
+        List<SandboxdClient> clients = new ArrayList<>();
         for (int i = 0; i < (n + 99) / 100; i++) {
-            chs.add(newChannel());
+            clients.add(newClient());
         }
-        StreamResult[] rs = new StreamResult[n];
+        StartRecorder[] rs = new StartRecorder[n];
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
-            rs[i] = new StreamResult();
-            ProcessServiceGrpc.newStub(chs.get(i % chs.size())).withDeadlineAfter(180, TimeUnit.SECONDS)
-                    .start(req, observer(rs[i], true));
+            rs[i] = new StartRecorder();
+            clients.get(i % clients.size()).withStreamDeadline(Duration.ofSeconds(180)).start(cmd, rs[i]);
         }
         long readyDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        for (StreamResult r : rs) {
-            r.ready.await(Math.max(0, readyDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        for (StartRecorder r : rs) {
+            r.awaitStdoutContains("ready", Duration.ofNanos(Math.max(0, readyDeadline - System.nanoTime())));
         }
         double allReady = (System.nanoTime() - t0) / 1e6;
         whileLive.run();
@@ -317,15 +252,15 @@ final class GrpcBench implements Closeable {
         AtomicInteger eofErrors = new AtomicInteger();
         List<Future<?>> fs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            StreamResult r = rs[i];
-            ManagedChannel ch = chs.get(i % chs.size());
+            StartRecorder r = rs[i];
+            SandboxdClient c = clients.get(i % clients.size());
             fs.add(pool.submit(() -> {
-                if (r.pid <= 0) {
+                OptionalInt pid = r.awaitInit(Duration.ZERO);
+                if (pid.isEmpty()) {
                     return;
                 }
                 try {
-                    ProcessServiceGrpc.newBlockingStub(ch).withDeadlineAfter(30, TimeUnit.SECONDS).writeStdin(
-                            WriteStdinRequest.newBuilder().setProcessId(r.pid).setEof(Empty.getDefaultInstance()).build());
+                    c.closeStdin(pid.getAsInt());
                 } catch (RuntimeException e) {
                     eofErrors.incrementAndGet();
                 }
@@ -337,26 +272,21 @@ final class GrpcBench implements Closeable {
         int completed = 0;
         int errors = 0;
         String firstError = null;
-        for (StreamResult r : rs) {
-            boolean ended = r.done.await(Math.max(0, doneDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            String text;
-            synchronized (r.text) {
-                text = r.text.toString();
-            }
-            if (ended && r.error == null && r.exitCode == 0 && text.equals("ready\ndone\n")) {
+        for (StartRecorder r : rs) {
+            boolean ended = r.awaitEnd(Duration.ofNanos(Math.max(0, doneDeadline - System.nanoTime())));
+            String text = r.stdoutText();
+            if (ended && r.status().isOk() && Integer.valueOf(0).equals(r.exitCode()) && text.equals("ready\ndone\n")) {
                 completed++;
             } else {
                 errors++;
                 if (firstError == null) {
-                    firstError = !ended ? "stream did not end" : r.error != null ? String.valueOf(r.error)
-                            : "exit " + r.exitCode + " stdout " + text.strip().replace('\n', '|');
+                    firstError = !ended ? "stream did not end" : !r.status().isOk() ? String.valueOf(r.status())
+                            : "exit " + r.exitCode() + " stdout " + text.strip().replace('\n', '|');
                 }
             }
         }
         double total = (System.nanoTime() - t0) / 1e6;
-        for (ManagedChannel ch : chs) {
-            ch.shutdownNow();
-        }
+        clients.forEach(GrpcBench::shutdown);
         if (eofErrors.get() > 0 && firstError == null) {
             firstError = eofErrors.get() + " WriteStdin(eof) calls failed";
         }
@@ -364,31 +294,12 @@ final class GrpcBench implements Closeable {
     }
 
     @Override
-    public void close() throws IOException {
+    public void close() {
+        main.close();
         synchronized (channels) {
             for (ManagedChannel ch : channels) {
                 ch.shutdownNow();
             }
-        }
-    }
-
-    private static final class BearerToken implements ClientInterceptor {
-        private static final Metadata.Key<String> AUTH = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
-        private final String token;
-
-        BearerToken(String token) {
-            this.token = token;
-        }
-
-        @Override
-        public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> m, CallOptions o, Channel next) {
-            return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(m, o)) {
-                @Override
-                public void start(Listener<A> l, Metadata h) {
-                    h.put(AUTH, "Bearer " + token);
-                    super.start(l, h);
-                }
-            };
         }
     }
 }

@@ -1,7 +1,6 @@
 package io.sandboxd.bench;
 
 import java.util.Arrays;
-import java.util.List;
 
 /** Median and p99 (nearest rank) of a sample set. */
 record Stats(int n, double p50, double p99, double min, double max) {
@@ -13,10 +12,6 @@ record Stats(int n, double p50, double p99, double min, double max) {
         double[] s = values.clone();
         Arrays.sort(s);
         return new Stats(s.length, rank(s, 0.50), rank(s, 0.99), s[0], s[s.length - 1]);
-    }
-
-    static Stats of(List<Double> values) {
-        return of(values.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     /** For rates: the "p99" is the slow tail, i.e. the 1st percentile of the per-run rates. */

@@ -3,24 +3,27 @@ package io.sandboxd.reliability.soak;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Empty;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.sandboxd.api.process.v1.ExecuteRequest;
-import io.sandboxd.api.process.v1.ExecuteResponse;
 import io.sandboxd.api.process.v1.PTY;
 import io.sandboxd.api.process.v1.ProcessConfig;
-import io.sandboxd.api.process.v1.ResizeTTYRequest;
 import io.sandboxd.api.process.v1.SendSignalRequest;
 import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
-import io.sandboxd.reliability.client.Grpc;
-import io.sandboxd.reliability.client.Rest;
-import io.sandboxd.reliability.client.StartStream;
+import io.sandboxd.client.ExecResult;
+import io.sandboxd.client.GrpcCallException;
+import io.sandboxd.client.RemoteProcess;
+import io.sandboxd.client.RestPaths;
+import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.client.StartRecorder;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
@@ -50,8 +52,10 @@ final class SoakClient implements Runnable {
         void run() throws Exception;
     }
 
-    private final Grpc grpc;
-    private final Rest rest;
+    /** Unary calls with {@link #RPC_DEADLINE}, Start streams with {@link #STREAM_DEADLINE}. */
+    private final SandboxdClient calls;
+    private final SandboxdClient streams;
+    private final Optional<String> token;
     private final Tally tally;
     private final SharedFiles shared;
     private final FileModel files;
@@ -60,9 +64,11 @@ final class SoakClient implements Runnable {
     private final int totalWeight;
     private volatile BooleanSupplier stop = () -> true;
 
-    SoakClient(String name, Grpc grpc, Rest rest, Tally tally, SharedFiles shared, long seed) {
-        this.grpc = grpc;
-        this.rest = rest;
+    /** {@code client} may be shared with other soak clients; {@code token} is the one it was built with. */
+    SoakClient(String name, SandboxdClient client, Optional<String> token, Tally tally, SharedFiles shared, long seed) {
+        this.calls = client.withCallTimeout(RPC_DEADLINE);
+        this.streams = calls.withStreamDeadline(STREAM_DEADLINE);
+        this.token = token;
         this.tally = tally;
         this.shared = shared;
         this.files = new FileModel("soak/" + name);
@@ -122,8 +128,8 @@ final class SoakClient implements Runnable {
             action.run();
         } catch (WrongAnswer e) {
             tally.error(name, e.getMessage());
-        } catch (StatusRuntimeException e) {
-            tally.error(name, "unexpected status " + e.getStatus());
+        } catch (GrpcCallException e) {
+            tally.error(name, "unexpected status " + e.status());
         } catch (TimeoutException e) {
             tally.error(name, "timed out: " + e.getMessage());
         } catch (Exception e) {
@@ -137,15 +143,15 @@ final class SoakClient implements Runnable {
         String token = randomWord(1 + rng.nextInt(40));
         String fromEnv = randomWord(1 + rng.nextInt(10));
         int code = rng.nextInt(256);
-        ExecuteResponse r = execute(ProcessConfig.newBuilder()
+        ExecResult r = execute(ProcessConfig.newBuilder()
                 .addAllCommand(List.of("sh", "-c", "printf %s \"$1$SOAK_V\"; printf e%s \"$1\" >&2; exit \"$2\"",
                         "sh", token, Integer.toString(code)))
-                .putEnvVars("SOAK_V", fromEnv).build(), RPC_DEADLINE);
-        WrongAnswer.check(r.getExitCode() == code, "exit " + r.getExitCode() + ", want " + code);
-        WrongAnswer.check(r.getStdout().toStringUtf8().equals(token + fromEnv),
-                "stdout " + quote(r.getStdout().toStringUtf8()) + ", want " + quote(token + fromEnv));
-        WrongAnswer.check(r.getStderr().toStringUtf8().equals("e" + token),
-                "stderr " + quote(r.getStderr().toStringUtf8()) + ", want " + quote("e" + token));
+                .putEnvVars("SOAK_V", fromEnv).build(), calls);
+        WrongAnswer.check(r.exitCode() == code, "exit " + r.exitCode() + ", want " + code);
+        WrongAnswer.check(r.stdoutText().equals(token + fromEnv),
+                "stdout " + quote(r.stdoutText()) + ", want " + quote(token + fromEnv));
+        WrongAnswer.check(r.stderrText().equals("e" + token),
+                "stderr " + quote(r.stderrText()) + ", want " + quote("e" + token));
     }
 
     private void executeLines() throws Exception {
@@ -154,35 +160,36 @@ final class SoakClient implements Runnable {
         for (int i = 0; i < lines; i++) {
             want.append("line ").append(i).append('\n');
         }
-        ExecuteResponse r = execute(ProcessConfig.newBuilder().addAllCommand(List.of("sh", "-c",
+        ExecResult r = execute(ProcessConfig.newBuilder().addAllCommand(List.of("sh", "-c",
                 "i=0; while [ $i -lt $1 ]; do echo \"line $i\"; i=$((i+1)); done", "sh", Integer.toString(lines)))
-                .build(), RPC_DEADLINE);
-        WrongAnswer.check(r.getExitCode() == 0, "exit " + r.getExitCode());
-        WrongAnswer.check(r.getStdout().toStringUtf8().contentEquals(want),
-                "stdout of " + lines + " lines differs (" + r.getStdout().size() + " bytes, want " + want.length() + ")");
-        WrongAnswer.check(r.getStderr().isEmpty(), "stderr " + quote(r.getStderr().toStringUtf8()));
+                .build(), calls);
+        WrongAnswer.check(r.exitCode() == 0, "exit " + r.exitCode());
+        WrongAnswer.check(r.stdoutText().contentEquals(want),
+                "stdout of " + lines + " lines differs (" + r.stdout().size() + " bytes, want " + want.length() + ")");
+        WrongAnswer.check(r.stderr().isEmpty(), "stderr " + quote(r.stderrText()));
     }
 
     private void executeDeadline() throws Exception {
         try {
-            execute(ProcessConfig.newBuilder().addAllCommand(List.of("sleep", "120")).build(), Duration.ofMillis(300));
+            execute(ProcessConfig.newBuilder().addAllCommand(List.of("sleep", "120")).build(),
+                    calls.withCallTimeout(Duration.ofMillis(300)));
             throw new WrongAnswer("sleep 120 under a 300 ms deadline returned normally");
-        } catch (StatusRuntimeException e) {
-            WrongAnswer.check(e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED,
-                    "status " + e.getStatus() + ", want DEADLINE_EXCEEDED");
+        } catch (GrpcCallException e) {
+            WrongAnswer.check(e.code() == Status.Code.DEADLINE_EXCEEDED,
+                    "status " + e.status() + ", want DEADLINE_EXCEEDED");
         }
     }
 
-    private ExecuteResponse execute(ProcessConfig config, Duration deadline) {
+    /** Execute under {@code via}'s call timeout. */
+    private ExecResult execute(ProcessConfig config, SandboxdClient via) {
         tally.request();
-        return grpc.blocking().withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
-                .execute(ExecuteRequest.newBuilder().setConfig(config).build());
+        return via.execute(ExecuteRequest.newBuilder().setConfig(config).build());
     }
 
     private void startPipe() throws Exception {
-        StartStream s = start(StartRequest.newBuilder()
-                .setConfig(ProcessConfig.newBuilder().addCommand("cat")).build());
-        int pid = s.awaitInit(RPC_DEADLINE);
+        StartRecorder s = new StartRecorder();
+        int pid = awaitInit(start(StartRequest.newBuilder()
+                .setConfig(ProcessConfig.newBuilder().addCommand("cat")).build(), s));
         ByteArrayOutputStream sent = new ByteArrayOutputStream();
         int writes = 1 + rng.nextInt(5);
         for (int i = 0; i < writes; i++) {
@@ -192,7 +199,7 @@ final class SoakClient implements Runnable {
             writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).setInput(ByteString.copyFrom(chunk)).build());
         }
         writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).setEof(Empty.getDefaultInstance()).build());
-        Status st = s.awaitDone(STREAM_DEADLINE);
+        Status st = awaitEnd(s, STREAM_DEADLINE);
         WrongAnswer.check(st.isOk(), "stream status " + st);
         WrongAnswer.check(s.violations().isEmpty(), "stream violations " + s.violations());
         WrongAnswer.check(Integer.valueOf(0).equals(s.exitCode()), "exit " + s.exitCode());
@@ -201,31 +208,30 @@ final class SoakClient implements Runnable {
         try {
             writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).setInput(ByteString.copyFromUtf8("x")).build());
             throw new WrongAnswer("WriteStdin after the stream ended was accepted");
-        } catch (StatusRuntimeException e) {
-            WrongAnswer.check(e.getStatus().getCode() == Status.Code.NOT_FOUND,
-                    "WriteStdin after end: " + e.getStatus() + ", want NOT_FOUND");
+        } catch (GrpcCallException e) {
+            WrongAnswer.check(e.code() == Status.Code.NOT_FOUND,
+                    "WriteStdin after end: " + e.status() + ", want NOT_FOUND");
         }
     }
 
     private void startPty() throws Exception {
         int rows = 10 + rng.nextInt(50);
         int cols = 20 + rng.nextInt(150);
-        StartStream s = start(StartRequest.newBuilder()
+        StartRecorder s = new StartRecorder();
+        int pid = awaitInit(start(StartRequest.newBuilder()
                 .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of("sh", "-c", "stty size; read x; echo \"r:$x\"")))
-                .setPty(PTY.newBuilder().setRows(rows).setCols(cols)).build());
-        int pid = s.awaitInit(RPC_DEADLINE);
+                .setPty(PTY.newBuilder().setRows(rows).setCols(cols)).build(), s));
         String resized = null;
         if (rng.nextBoolean()) {
             int rows2 = 10 + rng.nextInt(50);
             int cols2 = 20 + rng.nextInt(150);
             tally.request();
-            grpc.blocking().withDeadlineAfter(RPC_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
-                    .resizeTTY(ResizeTTYRequest.newBuilder().setProcessId(pid).setRows(rows2).setCols(cols2).build());
+            calls.resizeTty(pid, cols2, rows2);
             resized = rows2 + " " + cols2;
         }
         String word = randomWord(8);
         writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).setInput(ByteString.copyFromUtf8(word + "\n")).build());
-        Status st = s.awaitDone(STREAM_DEADLINE);
+        Status st = awaitEnd(s, STREAM_DEADLINE);
         String out = s.stdoutText();
         WrongAnswer.check(st.isOk(), "stream status " + st);
         WrongAnswer.check(s.violations().isEmpty(), "stream violations " + s.violations());
@@ -238,13 +244,12 @@ final class SoakClient implements Runnable {
     private void startSignal() throws Exception {
         Signal[] choices = {Signal.SIGNAL_SIGINT, Signal.SIGNAL_SIGTERM, Signal.SIGNAL_SIGKILL};
         Signal sig = choices[rng.nextInt(choices.length)];
-        StartStream s = start(StartRequest.newBuilder()
-                .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of("sleep", "120"))).build());
-        int pid = s.awaitInit(RPC_DEADLINE);
+        StartRecorder s = new StartRecorder();
+        int pid = awaitInit(start(StartRequest.newBuilder()
+                .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of("sleep", "120"))).build(), s));
         tally.request();
-        grpc.blocking().withDeadlineAfter(RPC_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
-                .sendSignal(SendSignalRequest.newBuilder().setProcessId(pid).setSignal(sig).build());
-        Status st = s.awaitDone(STREAM_DEADLINE);
+        calls.sendSignal(pid, sig);
+        Status st = awaitEnd(s, STREAM_DEADLINE);
         WrongAnswer.check(st.isOk(), "stream status " + st);
         WrongAnswer.check(s.violations().isEmpty(), "stream violations " + s.violations());
         int want = 128 + sig.getNumber();
@@ -252,31 +257,31 @@ final class SoakClient implements Runnable {
     }
 
     private void startCancel() throws Exception {
-        StartStream s = start(StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
-                .addAllCommand(List.of("sh", "-c", "sleep 120 & sleep 120"))).build());
-        s.awaitInit(RPC_DEADLINE);
-        s.cancel();
-        Status st = s.awaitDone(RPC_DEADLINE);
+        StartRecorder s = new StartRecorder();
+        RemoteProcess p = start(StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
+                .addAllCommand(List.of("sh", "-c", "sleep 120 & sleep 120"))).build(), s);
+        awaitInit(p);
+        p.cancel();
+        Status st = awaitEnd(s, RPC_DEADLINE);
         WrongAnswer.check(st.getCode() == Status.Code.CANCELLED, "cancelled stream ended with " + st);
     }
 
     private void invalidRequest() throws Exception {
         switch (rng.nextInt(4)) {
             case 0 -> expectStatus(Status.Code.INVALID_ARGUMENT, "Execute without command",
-                    () -> execute(ProcessConfig.getDefaultInstance(), RPC_DEADLINE));
+                    () -> execute(ProcessConfig.getDefaultInstance(), calls));
             case 1 -> expectStatus(Status.Code.NOT_FOUND, "SendSignal to an unknown id", () -> {
                 tally.request();
-                grpc.blocking().withDeadlineAfter(RPC_DEADLINE.toMillis(), TimeUnit.MILLISECONDS).sendSignal(
-                        SendSignalRequest.newBuilder().setProcessId(Integer.MAX_VALUE - rng.nextInt(1000))
-                                .setSignal(Signal.SIGNAL_SIGTERM).build());
+                calls.sendSignal(SendSignalRequest.newBuilder().setProcessId(Integer.MAX_VALUE - rng.nextInt(1000))
+                        .setSignal(Signal.SIGNAL_SIGTERM).build());
             });
             case 2 -> expectStatus(Status.Code.NOT_FOUND, "Execute of a missing binary",
                     () -> execute(ProcessConfig.newBuilder().addCommand("no-such-binary-" + randomWord(6)).build(),
-                            RPC_DEADLINE));
+                            calls));
             default -> {
                 tally.request();
-                Rest.Response r = rest.raw("GET", "/v1/files/..%2F..%2Fetc%2Fpasswd", null);
-                WrongAnswer.check(r.status() == 403, "GET ../../etc/passwd gave " + r.status() + ", want 403");
+                HttpResponse<byte[]> r = http(calls, token, "GET", "/v1/files/..%2F..%2Fetc%2Fpasswd", null);
+                WrongAnswer.check(r.statusCode() == 403, "GET ../../etc/passwd gave " + r.statusCode() + ", want 403");
                 checkErrorBody(r, "PERMISSION_DENIED");
             }
         }
@@ -286,19 +291,32 @@ final class SoakClient implements Runnable {
         try {
             call.run();
             throw new WrongAnswer(what + " succeeded, want " + want);
-        } catch (StatusRuntimeException e) {
-            WrongAnswer.check(e.getStatus().getCode() == want, what + ": " + e.getStatus() + ", want " + want);
+        } catch (GrpcCallException e) {
+            WrongAnswer.check(e.code() == want, what + ": " + e.status() + ", want " + want);
         }
     }
 
-    private StartStream start(StartRequest request) {
+    private RemoteProcess start(StartRequest request, StartRecorder recorder) {
         tally.request();
-        return StartStream.open(grpc, request, STREAM_DEADLINE);
+        return streams.start(request, recorder);
+    }
+
+    /** The process id. @throws GrpcCallException if the stream failed before its init event */
+    private static int awaitInit(RemoteProcess p) throws TimeoutException {
+        return p.awaitInit(RPC_DEADLINE).orElseThrow(() -> new TimeoutException("no init event within " + RPC_DEADLINE));
+    }
+
+    /** The stream's final status. */
+    private static Status awaitEnd(StartRecorder s, Duration timeout) throws TimeoutException {
+        if (!s.awaitEnd(timeout)) {
+            throw new TimeoutException("stream not ended within " + timeout + ": " + s.describe());
+        }
+        return s.status();
     }
 
     private void writeStdin(WriteStdinRequest request) {
         tally.request();
-        grpc.blocking().withDeadlineAfter(RPC_DEADLINE.toMillis(), TimeUnit.MILLISECONDS).writeStdin(request);
+        calls.writeStdin(request);
     }
 
     // ---- file operations ----
@@ -307,8 +325,8 @@ final class SoakClient implements Runnable {
         String name = pick(FileModel.NAMES);
         byte[] content = randomContent();
         tally.request();
-        Rest.Response r = rest.put(files.path(name), content);
-        WrongAnswer.check(r.status() == 204, "PUT " + files.path(name) + " gave " + r.status() + " " + r.text());
+        HttpResponse<byte[]> r = http("PUT", files.path(name), content);
+        WrongAnswer.check(r.statusCode() == 204, "PUT " + files.path(name) + " gave " + r.statusCode() + " " + text(r));
         files.written(name, content);
     }
 
@@ -318,14 +336,14 @@ final class SoakClient implements Runnable {
 
     private void getAndCheck(String name) throws Exception {
         tally.request();
-        Rest.Response r = rest.get(files.path(name));
+        HttpResponse<byte[]> r = http("GET", files.path(name), null);
         Optional<byte[]> want = files.content(name);
         if (want.isEmpty()) {
-            WrongAnswer.check(r.status() == 404, "GET of absent " + files.path(name) + " gave " + r.status());
+            WrongAnswer.check(r.statusCode() == 404, "GET of absent " + files.path(name) + " gave " + r.statusCode());
             checkErrorBody(r, "NOT_FOUND");
             return;
         }
-        WrongAnswer.check(r.status() == 200, "GET " + files.path(name) + " gave " + r.status() + " " + r.text());
+        WrongAnswer.check(r.statusCode() == 200, "GET " + files.path(name) + " gave " + r.statusCode() + " " + text(r));
         WrongAnswer.check(java.util.Arrays.equals(r.body(), want.get()), "GET " + files.path(name) + " returned "
                 + r.body().length + " bytes that differ from the " + want.get().length + " last written");
     }
@@ -333,12 +351,12 @@ final class SoakClient implements Runnable {
     private void delete() throws Exception {
         String name = pick(FileModel.NAMES);
         tally.request();
-        Rest.Response r = rest.delete(files.path(name), false);
+        HttpResponse<byte[]> r = http("DELETE", files.path(name), null);
         if (files.content(name).isPresent()) {
-            WrongAnswer.check(r.status() == 204, "DELETE " + files.path(name) + " gave " + r.status() + " " + r.text());
+            WrongAnswer.check(r.statusCode() == 204, "DELETE " + files.path(name) + " gave " + r.statusCode() + " " + text(r));
             files.deleted(name);
         } else {
-            WrongAnswer.check(r.status() == 404, "DELETE of absent " + files.path(name) + " gave " + r.status());
+            WrongAnswer.check(r.statusCode() == 404, "DELETE of absent " + files.path(name) + " gave " + r.statusCode());
         }
     }
 
@@ -348,14 +366,14 @@ final class SoakClient implements Runnable {
 
     private void listAndCheck(String dir) throws Exception {
         tally.request();
-        Rest.Response r = rest.get(files.path(dir));
+        HttpResponse<byte[]> r = http("GET", files.path(dir), null);
         if (!files.dirExists(dir)) {
-            WrongAnswer.check(r.status() == 404, "listing of absent " + files.path(dir) + " gave " + r.status());
+            WrongAnswer.check(r.statusCode() == 404, "listing of absent " + files.path(dir) + " gave " + r.statusCode());
             return;
         }
-        WrongAnswer.check(r.status() == 200, "listing " + files.path(dir) + " gave " + r.status() + " " + r.text());
+        WrongAnswer.check(r.statusCode() == 200, "listing " + files.path(dir) + " gave " + r.statusCode() + " " + text(r));
         JsonNode entries = JSON.readTree(r.body()).get("entries");
-        WrongAnswer.check(entries != null && entries.isArray(), "listing without entries array: " + r.text());
+        WrongAnswer.check(entries != null && entries.isArray(), "listing without entries array: " + text(r));
         List<String> names = new ArrayList<>();
         Map<String, Long> want = files.expectedEntries(dir);
         for (JsonNode e : entries) {
@@ -381,8 +399,8 @@ final class SoakClient implements Runnable {
         int k = rng.nextInt(SharedFiles.COUNT);
         byte[] payload = randomContent();
         tally.request();
-        Rest.Response r = rest.put(SharedFiles.path(k), SharedFiles.seal(payload));
-        WrongAnswer.check(r.status() == 204, "PUT " + SharedFiles.path(k) + " gave " + r.status() + " " + r.text());
+        HttpResponse<byte[]> r = http("PUT", SharedFiles.path(k), SharedFiles.seal(payload));
+        WrongAnswer.check(r.statusCode() == 204, "PUT " + SharedFiles.path(k) + " gave " + r.statusCode() + " " + text(r));
         shared.markWritten(k);
     }
 
@@ -390,11 +408,11 @@ final class SoakClient implements Runnable {
         int k = rng.nextInt(SharedFiles.COUNT);
         boolean mustExist = shared.written(k);
         tally.request();
-        Rest.Response r = rest.get(SharedFiles.path(k));
-        if (r.status() == 404 && !mustExist) {
+        HttpResponse<byte[]> r = http("GET", SharedFiles.path(k), null);
+        if (r.statusCode() == 404 && !mustExist) {
             return;
         }
-        WrongAnswer.check(r.status() == 200, "GET " + SharedFiles.path(k) + " gave " + r.status() + " " + r.text());
+        WrongAnswer.check(r.statusCode() == 200, "GET " + SharedFiles.path(k) + " gave " + r.statusCode() + " " + text(r));
         WrongAnswer.check(SharedFiles.intact(r.body()),
                 "GET " + SharedFiles.path(k) + " returned a partial or mixed content of " + r.body().length + " bytes");
     }
@@ -406,24 +424,50 @@ final class SoakClient implements Runnable {
         }
         String name = names.get(rng.nextInt(names.size()));
         byte[] content = files.content(name).orElseThrow();
-        ExecuteResponse r = execute(ProcessConfig.newBuilder().addAllCommand(List.of("sha256sum", name))
-                .setCwd(files.dir()).build(), RPC_DEADLINE);
+        ExecResult r = execute(ProcessConfig.newBuilder().addAllCommand(List.of("sha256sum", name))
+                .setCwd(files.dir()).build(), calls);
         String want = HexFormat.of().formatHex(SharedFiles.sha256(content));
-        WrongAnswer.check(r.getExitCode() == 0 && r.getStdout().toStringUtf8().startsWith(want),
-                "sha256sum of " + files.path(name) + " in cwd " + files.dir() + ": exit " + r.getExitCode() + " "
-                        + quote(r.getStdout().toStringUtf8() + r.getStderr().toStringUtf8()) + ", want " + want);
+        WrongAnswer.check(r.exitCode() == 0 && r.stdoutText().startsWith(want),
+                "sha256sum of " + files.path(name) + " in cwd " + files.dir() + ": exit " + r.exitCode() + " "
+                        + quote(r.stdoutText() + r.stderrText()) + ", want " + want);
     }
 
-    private static void checkErrorBody(Rest.Response r, String code) throws WrongAnswer {
-        WrongAnswer.check(r.header("Content-Type").orElse("").startsWith("application/json"),
-                "error " + r.status() + " has Content-Type " + r.header("Content-Type").orElse("(none)"));
+    private static void checkErrorBody(HttpResponse<byte[]> r, String code) throws WrongAnswer {
+        String type = r.headers().firstValue("Content-Type").orElse("");
+        WrongAnswer.check(type.startsWith("application/json"),
+                "error " + r.statusCode() + " has Content-Type " + (type.isEmpty() ? "(none)" : type));
         try {
             JsonNode body = JSON.readTree(r.body());
             WrongAnswer.check(code.equals(body.path("code").asString()) && !body.path("message").asString().isEmpty(),
-                    "error body " + r.text() + ", want code " + code + " and a message");
+                    "error body " + text(r) + ", want code " + code + " and a message");
         } catch (RuntimeException e) {
-            throw new WrongAnswer("error body is not JSON: " + quote(r.text()));
+            throw new WrongAnswer("error body is not JSON: " + quote(text(r)));
         }
+    }
+
+    /**
+     * One REST request as this client checks it: status, headers and body exactly as the daemon
+     * sent them (the library's typed calls fold a status into success or an exception). Sent with
+     * the library's HTTP client, a sandbox path encoded as the library encodes it.
+     */
+    private HttpResponse<byte[]> http(String method, String path, byte[] body) throws IOException, InterruptedException {
+        return http(calls, token, method, RestPaths.files(path), body);
+    }
+
+    /** {@code method rawPathAndQuery} (already encoded) on {@code client}'s REST base and HTTP client. */
+    static HttpResponse<byte[]> http(SandboxdClient client, Optional<String> token, String method, String rawPathAndQuery,
+                                     byte[] body) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(client.restBase() + rawPathAndQuery)).timeout(RPC_DEADLINE)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+        if (body != null) {
+            b.header("Content-Type", "application/octet-stream");
+        }
+        token.ifPresent(t -> b.header("Authorization", "Bearer " + t));
+        return client.httpClient().send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private static String text(HttpResponse<byte[]> r) {
+        return utf8(r.body());
     }
 
     // ---- helpers ----

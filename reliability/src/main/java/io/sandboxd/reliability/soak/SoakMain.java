@@ -1,10 +1,9 @@
 package io.sandboxd.reliability.soak;
 
 import io.sandboxd.api.GoDuration;
-import io.sandboxd.reliability.daemon.DaemonLauncher;
-import io.sandboxd.reliability.daemon.DaemonSpec;
-import io.sandboxd.reliability.daemon.RunningDaemon;
-import io.sandboxd.reliability.proc.ProcStat;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.proc.ProcStat;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -13,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -72,25 +72,25 @@ public final class SoakMain implements Callable<Integer> {
         Duration load = GoDuration.parse(duration);
         Optional<String> tok = Optional.ofNullable(token).or(() -> Optional.ofNullable(System.getenv("SANDBOXD_AUTH_TOKEN")));
         RunningDaemon daemon = null;
-        Path tempRoot = null;
         try {
             String grpcTarget = grpc;
             String restBase = rest;
             Optional<Long> pid = Optional.ofNullable(daemonPid);
             if (startDaemon != null) {
-                tempRoot = Files.createTempDirectory("sandboxd-soak-root");
-                Path log = tempRoot.resolveSibling(tempRoot.getFileName() + ".daemon.log");
-                DaemonSpec spec = DaemonSpec.of(startDaemon, tempRoot, log)
-                        .withJvmOptions(List.of(daemonJavaOpts.trim().split("\\s+")));
+                // A temporary root (deleted at the end), logs kept next to it; the daemon gets this
+                // shell's SANDBOXD_* variables, and the token.
+                Path logs = Files.createTempDirectory("sandboxd-soak-");
+                DaemonSpec spec = DaemonSpec.jar(startDaemon).withInheritedSandboxdEnv(true).withLogs(logs, "daemon")
+                        .withJvmOptions(Arrays.stream(daemonJavaOpts.trim().split("\\s+")).filter(o -> !o.isEmpty()).toList());
                 if (tok.isPresent()) {
                     spec = spec.withAuthToken(tok.get());
                 }
-                daemon = DaemonLauncher.start(spec);
-                grpcTarget = "127.0.0.1:" + daemon.grpcPort();
+                daemon = spec.start();
+                grpcTarget = daemon.grpcTarget();
                 restBase = daemon.restBase();
-                pid = Optional.of(daemon.pid());
-                System.out.printf("started daemon pid %d: grpc %s, rest %s, root %s, log %s%n",
-                        daemon.pid(), grpcTarget, restBase, tempRoot, log);
+                pid = Optional.of(daemon.jvmPid());
+                System.out.printf("started daemon pid %d: grpc %s, rest %s, root %s, logs %s, %s%n",
+                        daemon.pid(), grpcTarget, restBase, daemon.rootDir(), daemon.stdoutLog(), daemon.stderrLog());
             } else if (grpc == null || rest == null) {
                 throw new CommandLine.ParameterException(new CommandLine(this),
                         "give --grpc and --rest (and --daemon-pid), or --start-daemon JAR");
@@ -119,7 +119,8 @@ public final class SoakMain implements Callable<Integer> {
             return ok ? 0 : 1;
         } finally {
             if (daemon != null) {
-                daemon.kill();
+                daemon.killTree();
+                daemon.close();
             }
         }
     }

@@ -1,6 +1,6 @@
 package io.sandboxd.reliability.soak;
 
-import io.sandboxd.reliability.proc.ResourceSnapshot;
+import io.sandboxd.testkit.proc.ResourceSnapshot;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +42,9 @@ public record SoakReport(Duration loadDuration, int clients, long requests, long
         return sb.toString();
     }
 
-    static List<String> compare(ResourceSnapshot base, ResourceSnapshot peak, ResourceSnapshot after, SoakSettings s) {
+    /** {@code jvm}: the daemon is a JVM, so its heap after GC must have been measured. */
+    static List<String> compare(ResourceSnapshot base, ResourceSnapshot peak, ResourceSnapshot after, SoakSettings s,
+                                boolean jvm) {
         List<String> out = new ArrayList<>();
         if (after.threads() > base.threads() + s.threadSlack(base)) {
             out.add("threads " + after.threads() + " > baseline " + base.threads() + " + " + s.threadSlack(base));
@@ -50,8 +52,8 @@ public record SoakReport(Duration loadDuration, int clients, long requests, long
         if (after.fds() > base.fds() + s.fdTolerance()) {
             out.add("fds " + after.fds() + " > baseline " + base.fds() + " + " + s.fdTolerance());
         }
-        if (after.liveChildren() > base.liveChildren()) {
-            out.add("live child processes " + after.liveChildren() + " > baseline " + base.liveChildren());
+        if (after.liveDescendants() > base.liveDescendants()) {
+            out.add("live child processes " + after.liveDescendants() + " > baseline " + base.liveDescendants());
         }
         if (after.zombies() > 0) {
             out.add(after.zombies() + " zombie children");
@@ -63,7 +65,7 @@ public record SoakReport(Duration loadDuration, int clients, long requests, long
                 out.add(String.format(Locale.ROOT, "heap after GC %.1f MiB > allowed %.1f MiB",
                         after.heapAfterGcBytes().getAsLong() / 1048576.0, allowed / 1048576.0));
             }
-        } else {
+        } else if (jvm) {
             out.add("heap after GC could not be measured (jcmd unavailable?)");
         }
         if (peak.rssBytes() > s.maxRssBytes()) {
@@ -94,8 +96,9 @@ public record SoakReport(Duration loadDuration, int clients, long requests, long
         m.put("threads", s.threads());
         m.put("fds", s.fds());
         m.put("rss_bytes", s.rssBytes());
+        m.put("private_dirty_bytes", s.privateDirtyBytes());
         m.put("heap_after_gc_bytes", s.heapAfterGcBytes().isPresent() ? s.heapAfterGcBytes().getAsLong() : null);
-        m.put("live_children", s.liveChildren());
+        m.put("live_children", s.liveDescendants());
         m.put("zombies", s.zombies());
         return m;
     }

@@ -1,9 +1,8 @@
 package io.sandboxd.reliability.soak;
 
-import io.sandboxd.reliability.client.Grpc;
-import io.sandboxd.reliability.client.Rest;
-import io.sandboxd.reliability.proc.DaemonObserver;
-import io.sandboxd.reliability.proc.ResourceSnapshot;
+import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.testkit.proc.ProcessObserver;
+import io.sandboxd.testkit.proc.ResourceSnapshot;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -24,18 +23,22 @@ import java.util.concurrent.TimeUnit;
  * settle and a comparison with the baseline.
  */
 public final class SoakRun {
+    /** Soak clients per {@link SandboxdClient} (one gRPC channel and one HTTP client each). */
     private static final int CLIENTS_PER_CHANNEL = 4;
 
     private final SoakSettings settings;
     private final PrintStream progress;
-    private final Optional<DaemonObserver> observer;
+    private final Optional<ProcessObserver> observer;
+    /** Heap after GC is measured (and checked) for a JVM only: a probe of anything else would kill it. */
+    private final boolean jvm;
     private final Tally tally = new Tally();
     private final SharedFiles shared = new SharedFiles();
 
     public SoakRun(SoakSettings settings, PrintStream progress) {
         this.settings = settings;
         this.progress = progress;
-        this.observer = settings.daemonPid().map(DaemonObserver::new);
+        this.observer = settings.daemonPid().map(ProcessObserver::new);
+        this.jvm = observer.map(ProcessObserver::isJvm).orElse(false);
         if (System.getProperty("jdk.httpclient.keepalive.timeout") == null) {
             // Too late if an HttpClient was already used in this JVM; SoakMain sets it first thing.
             System.setProperty("jdk.httpclient.keepalive.timeout", "2");
@@ -43,19 +46,26 @@ public final class SoakRun {
     }
 
     public SoakReport run() throws IOException, InterruptedException {
-        Rest admin = new Rest(settings.restBase(), settings.token());
+        try (SandboxdClient admin = client()) {
+            return run(admin);
+        }
+    }
+
+    private SoakReport run(SandboxdClient admin) throws IOException, InterruptedException {
         tally.request();
-        int cleared = admin.delete("soak", true).status();
+        int cleared = deleteAll(admin);
         if (cleared != 204 && cleared != 404) {
             tally.error("setup", "DELETE soak?recursive=true gave " + cleared);
         }
+        observer.filter(o -> !jvm).ifPresent(o -> progress.println("pid " + o.pid()
+                + " is not a JVM: its heap after GC is not measured (nor checked)"));
 
         progress.printf("warm-up: %s with %d clients%n", settings.warmup(), settings.clients());
         phase("w", settings.warmup(), Optional.empty());
 
         Optional<ResourceSnapshot> baseline = observer.map(o -> {
             sleep(3000);
-            return o.withHeap();
+            return o.snapshotWithHeap();
         });
         baseline.ifPresent(b -> progress.println("baseline: " + b.describe()));
 
@@ -64,7 +74,7 @@ public final class SoakRun {
         phase("c", settings.duration(), Optional.of(peak));
 
         tally.request();
-        int removed = admin.delete("soak", true).status();
+        int removed = deleteAll(admin);
         if (removed != 204) {
             tally.error("cleanup", "DELETE soak?recursive=true gave " + removed);
         }
@@ -73,23 +83,33 @@ public final class SoakRun {
         List<String> failures = new ArrayList<>();
         if (observer.isPresent() && baseline.isPresent()) {
             after = Optional.of(settle(observer.get(), baseline.get()));
-            failures.addAll(SoakReport.compare(baseline.get(), peak.peak().orElse(after.get()), after.get(), settings));
+            failures.addAll(SoakReport.compare(baseline.get(), peak.peak().orElse(after.get()), after.get(), settings, jvm));
         }
         return new SoakReport(settings.warmup().plus(settings.duration()), settings.clients(), tally.requests(),
                 tally.errors(), tally.opCounts(), tally.firstErrors(), baseline, peak.peak(), after, failures);
     }
 
+    private SandboxdClient client() {
+        return SandboxdClient.builder().grpcTarget(settings.grpcTarget()).restBase(settings.restBase())
+                .token(settings.token().orElse(null)).build();
+    }
+
+    /** {@code DELETE soak?recursive=true}: its HTTP status. */
+    private int deleteAll(SandboxdClient admin) throws IOException, InterruptedException {
+        return SoakClient.http(admin, settings.token(), "DELETE", "/v1/files/soak?recursive=true", null).statusCode();
+    }
+
     /** Runs the clients for {@code length}, then checks every client's files, then closes its connections. */
     private void phase(String prefix, Duration length, Optional<PeakTracker> peak) throws InterruptedException {
         int channelCount = (settings.clients() + CLIENTS_PER_CHANNEL - 1) / CLIENTS_PER_CHANNEL;
-        List<Grpc> channels = new ArrayList<>();
+        List<SandboxdClient> connections = new ArrayList<>();
         for (int i = 0; i < channelCount; i++) {
-            channels.add(Grpc.connect(settings.grpcTarget(), settings.token()));
+            connections.add(client());
         }
         List<SoakClient> clients = new ArrayList<>();
         for (int i = 0; i < settings.clients(); i++) {
-            clients.add(new SoakClient(prefix + i, channels.get(i / CLIENTS_PER_CHANNEL),
-                    new Rest(settings.restBase(), settings.token()), tally, shared, settings.seed() * 31 + prefix.hashCode() * 7L + i));
+            clients.add(new SoakClient(prefix + i, connections.get(i / CLIENTS_PER_CHANNEL), settings.token(), tally,
+                    shared, settings.seed() * 31 + prefix.hashCode() * 7L + i));
         }
         long end = System.nanoTime() + length.toNanos();
         ExecutorService pool = Executors.newFixedThreadPool(settings.clients());
@@ -103,7 +123,7 @@ public final class SoakRun {
             if (System.nanoTime() - lastReport >= TimeUnit.SECONDS.toNanos(5)) {
                 lastReport = System.nanoTime();
                 String res = observer.map(o -> {
-                    ResourceSnapshot q = o.quick();
+                    ResourceSnapshot q = o.snapshot();
                     peak.ifPresent(p -> p.add(q));
                     return " | " + q.describe();
                 }).orElse("");
@@ -130,27 +150,27 @@ public final class SoakRun {
         }
         pool.shutdown();
         pool.awaitTermination(1, TimeUnit.MINUTES);
-        channels.forEach(Grpc::close);
+        connections.forEach(SandboxdClient::close);
     }
 
     /** Polls until the daemon is back within tolerance of the baseline (or the settle timeout passes). */
-    private ResourceSnapshot settle(DaemonObserver o, ResourceSnapshot base) {
+    private ResourceSnapshot settle(ProcessObserver o, ResourceSnapshot base) {
         long deadline = System.nanoTime() + settings.settleTimeout().toNanos();
-        ResourceSnapshot q = o.quick();
+        ResourceSnapshot q = o.snapshot();
         while (System.nanoTime() < deadline) {
-            q = o.quick();
+            q = o.snapshot();
             if (q.threads() <= base.threads() + settings.threadSlack(base)
                     && q.fds() <= base.fds() + settings.fdTolerance()
-                    && q.liveChildren() <= base.liveChildren() && q.zombies() == 0) {
+                    && q.liveDescendants() <= base.liveDescendants() && q.zombies() == 0) {
                 break;
             }
             sleep(1000);
         }
         // A second full GC can free what the first only made unreachable (e.g. finalizable/cleaner objects).
-        ResourceSnapshot best = o.withHeap();
+        ResourceSnapshot best = o.snapshotWithHeap();
         for (int i = 0; i < 2 && exceedsHeap(base, best); i++) {
             sleep(2000);
-            ResourceSnapshot again = o.withHeap();
+            ResourceSnapshot again = o.snapshotWithHeap();
             if (heapOf(again) < heapOf(best)) {
                 best = again;
             }
@@ -183,8 +203,9 @@ public final class SoakRun {
 
         synchronized void add(ResourceSnapshot s) {
             peak = peak == null ? s : new ResourceSnapshot(Math.max(peak.threads(), s.threads()),
-                    Math.max(peak.fds(), s.fds()), Math.max(peak.rssBytes(), s.rssBytes()), OptionalLong.empty(),
-                    Math.max(peak.liveChildren(), s.liveChildren()), Math.max(peak.zombies(), s.zombies()));
+                    Math.max(peak.fds(), s.fds()), Math.max(peak.rssBytes(), s.rssBytes()),
+                    Math.max(peak.privateDirtyBytes(), s.privateDirtyBytes()), OptionalLong.empty(),
+                    Math.max(peak.liveDescendants(), s.liveDescendants()), Math.max(peak.zombies(), s.zombies()));
         }
 
         synchronized Optional<ResourceSnapshot> peak() {

@@ -40,7 +40,7 @@ public record SoakSettings(String grpcTarget, String restBase, Optional<String> 
     }
 
     /** Threads allowed above the baseline: the tolerance, or 10 % of the baseline if larger (pools shrink slowly). */
-    public int threadSlack(io.sandboxd.reliability.proc.ResourceSnapshot base) {
+    public int threadSlack(io.sandboxd.testkit.proc.ResourceSnapshot base) {
         return Math.max(threadTolerance, base.threads() / 10);
     }
 }

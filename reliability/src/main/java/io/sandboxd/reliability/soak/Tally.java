@@ -24,10 +24,6 @@ public final class Tally {
         requests.increment();
     }
 
-    public void requests(int n) {
-        requests.add(n);
-    }
-
     public void op(String name) {
         ops.computeIfAbsent(name, k -> new LongAdder()).increment();
     }

@@ -1,6 +1,7 @@
 package io.sandboxd.reliability.it;
 
 import com.google.protobuf.ByteString;
+import io.grpc.Channel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -20,10 +21,11 @@ import io.sandboxd.api.process.v1.SendSignalRequest;
 import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
-import io.sandboxd.reliability.client.Grpc;
-import io.sandboxd.reliability.client.Rest;
-import io.sandboxd.reliability.daemon.DaemonLauncher;
-import io.sandboxd.reliability.daemon.RunningDaemon;
+import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.raw.RawRequest;
+import io.sandboxd.testkit.raw.RawResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,7 +36,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Optional;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -47,6 +49,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * works; the token never appears in responses or in the daemon's log.
  */
 class AuthIT {
+    private static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
     private static final String TOKEN = "s3cr3t-" + Long.toHexString(System.nanoTime());
     /** Authorization values that must all be refused; null = header absent. */
     private static final List<String> BAD = java.util.Arrays.asList(null, "Bearer wrong-token", "Bearer " + TOKEN + "x",
@@ -56,8 +59,8 @@ class AuthIT {
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = DaemonLauncher.start(TestDaemons.spec("AuthIT").withAuthToken(TOKEN));
-        root = daemon.spec().rootDir();
+        daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withAuthToken(TOKEN).withLogName("AuthIT").start();
+        root = daemon.rootDir();
         Files.writeString(root.resolve("present.txt"), "present");
     }
 
@@ -65,8 +68,8 @@ class AuthIT {
     static void stop() throws Exception {
         if (daemon != null) {
             daemon.stop(java.time.Duration.ofSeconds(20));
-            String log = Files.readString(daemon.spec().logFile(), StandardCharsets.UTF_8);
-            daemon.kill();
+            String log = daemon.stdout() + daemon.stderr();
+            daemon.killTree();
             assertThat(log).as("daemon log").doesNotContain(TOKEN);
         }
     }
@@ -90,19 +93,19 @@ class AuthIT {
 
     @Test
     void everyRestRouteRefusesMissingAndWrongTokens() throws Exception {
-        Rest rest = new Rest(daemon.restBase(), Optional.empty());
         List<String> failures = new ArrayList<>();
         for (Route route : ROUTES) {
             for (String auth : BAD) {
-                Rest.Response r = auth == null ? rest.raw(route.method(), route.path(), route.body())
-                        : rest.raw(route.method(), route.path(), route.body(), "Authorization", auth);
+                RawResponse r = Http.exchange(daemon, RawRequest.of(route.method(), route.path()).header("Authorization", auth)
+                        .body(route.body()));
                 String what = route.method() + " " + route.path() + " with Authorization " + (auth == null ? "(none)" : "'" + auth + "'");
                 if (r.status() != 401) {
                     failures.add(what + " → " + r.status());
                     continue;
                 }
                 if (!route.method().equals("HEAD")) {
-                    if (!r.header("Content-Type").orElse("").startsWith("application/json") || !r.text().contains("UNAUTHENTICATED")) {
+                    if (!Objects.requireNonNullElse(r.header("Content-Type"), "").startsWith("application/json")
+                            || !r.text().contains("UNAUTHENTICATED")) {
                         failures.add(what + " → 401 without JSON UNAUTHENTICATED body: " + r.text());
                     }
                     if (r.text().contains(TOKEN)) {
@@ -118,19 +121,17 @@ class AuthIT {
 
     @Test
     void healthNeedsNoTokenAndTheRightTokenWorks() throws Exception {
-        Rest anonymous = new Rest(daemon.restBase(), Optional.empty());
-        assertThat(anonymous.raw("GET", "/v1/health", null).status()).isEqualTo(200);
-        Rest authed = new Rest(daemon.restBase(), Optional.of(TOKEN));
-        assertThat(authed.get("present.txt").status()).isEqualTo(200);
-        assertThat(authed.raw("GET", "/v1/metadata", null).status()).isEqualTo(200);
-        assertThat(authed.raw("GET", "/metrics", null).status()).isEqualTo(200);
-        assertThat(authed.put("authed.txt", "ok".getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(204);
-        assertThat(authed.delete("authed.txt", false).status()).isEqualTo(204);
-        try (Grpc grpc = new Grpc("127.0.0.1", daemon.grpcPort(), Optional.of(TOKEN))) {
-            assertThat(grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).execute(ExecuteRequest.newBuilder()
-                    .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of("echo", "authed"))).build())
-                    .getStdout().toStringUtf8()).isEqualTo("authed\n");
-            assertThat(HealthGrpc.newBlockingStub(grpc.channel()).withDeadlineAfter(30, TimeUnit.SECONDS)
+        assertThat(Http.exchange(daemon, RawRequest.get("/v1/health")).status()).isEqualTo(200);
+        assertThat(Http.exchange(daemon, RawRequest.get("/v1/files/present.txt").bearer(TOKEN)).status()).isEqualTo(200);
+        assertThat(Http.exchange(daemon, RawRequest.get("/v1/metadata").bearer(TOKEN)).status()).isEqualTo(200);
+        assertThat(Http.exchange(daemon, RawRequest.get("/metrics").bearer(TOKEN)).status()).isEqualTo(200);
+        assertThat(Http.exchange(daemon, Http.put("/v1/files/authed.txt", "ok".getBytes(StandardCharsets.UTF_8)).bearer(TOKEN))
+                .status()).isEqualTo(204);
+        assertThat(Http.exchange(daemon, RawRequest.delete("/v1/files/authed.txt").bearer(TOKEN)).status()).isEqualTo(204);
+        try (SandboxdClient authed = SandboxdClient.builder().grpcTarget(daemon.grpcTarget()).restBase(daemon.restBase())
+                .token(TOKEN).build()) {
+            assertThat(authed.execute("echo", "authed").stdoutText()).isEqualTo("authed\n");
+            assertThat(HealthGrpc.newBlockingStub(authed.channel()).withDeadlineAfter(30, TimeUnit.SECONDS)
                     .check(HealthCheckRequest.getDefaultInstance()).getStatus().name()).isEqualTo("SERVING");
         }
     }
@@ -138,12 +139,13 @@ class AuthIT {
     @Test
     void everyGrpcMethodRefusesMissingAndWrongTokens() throws Exception {
         List<String> failures = new ArrayList<>();
-        try (Grpc grpc = new Grpc("127.0.0.1", daemon.grpcPort(), Optional.empty())) {
-            assertThat(HealthGrpc.newBlockingStub(grpc.channel()).withDeadlineAfter(30, TimeUnit.SECONDS)
+        try (SandboxdClient anonymous = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
+            Channel channel = anonymous.channel();
+            assertThat(HealthGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
                     .check(HealthCheckRequest.getDefaultInstance()).getStatus().name())
                     .as("health without a token").isEqualTo("SERVING");
             for (String auth : BAD) {
-                ProcessServiceGrpc.ProcessServiceBlockingStub stub = withAuth(ProcessServiceGrpc.newBlockingStub(grpc.channel()), auth)
+                ProcessServiceGrpc.ProcessServiceBlockingStub stub = withAuth(ProcessServiceGrpc.newBlockingStub(channel), auth)
                         .withDeadlineAfter(30, TimeUnit.SECONDS);
                 String marker = "auth-marker-" + failures.size() + "-" + System.nanoTime();
                 check(failures, auth, "Execute", () -> stub.execute(ExecuteRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
@@ -161,7 +163,7 @@ class AuthIT {
                         .setSignal(Signal.SIGNAL_SIGKILL).build()));
                 check(failures, auth, "ResizeTTY", () -> stub.resizeTTY(ResizeTTYRequest.newBuilder().setProcessId(1)
                         .setCols(80).setRows(24).build()));
-                check(failures, auth, "ServerReflectionInfo", () -> reflect(grpc, auth));
+                check(failures, auth, "ServerReflectionInfo", () -> reflect(channel, auth));
                 if (Files.exists(root.resolve(marker)) || Files.exists(root.resolve(marker + "-start"))) {
                     failures.add("a refused call with Authorization " + auth + " still ran its command");
                 }
@@ -182,9 +184,9 @@ class AuthIT {
         }
     }
 
-    private static void reflect(Grpc grpc, String auth) {
+    private static void reflect(Channel channel, String auth) {
         CompletableFuture<Throwable> done = new CompletableFuture<>();
-        StreamObserver<ServerReflectionRequest> req = withAuth(ServerReflectionGrpc.newStub(grpc.channel()), auth)
+        StreamObserver<ServerReflectionRequest> req = withAuth(ServerReflectionGrpc.newStub(channel), auth)
                 .withDeadlineAfter(30, TimeUnit.SECONDS).serverReflectionInfo(new StreamObserver<>() {
                     @Override
                     public void onNext(ServerReflectionResponse value) {
@@ -216,7 +218,7 @@ class AuthIT {
             return stub;
         }
         Metadata md = new Metadata();
-        md.put(Grpc.AUTHORIZATION, auth);
+        md.put(AUTHORIZATION, auth);
         return stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md));
     }
 

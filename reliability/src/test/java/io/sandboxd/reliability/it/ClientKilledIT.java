@@ -1,18 +1,21 @@
 package io.sandboxd.reliability.it;
 
-import io.sandboxd.reliability.client.Rest;
-import io.sandboxd.reliability.daemon.DaemonLauncher;
-import io.sandboxd.reliability.daemon.RunningDaemon;
-import io.sandboxd.reliability.proc.ResourceSnapshot;
+import io.sandboxd.client.FileDownload;
+import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.Poll;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.proc.ResourceSnapshot;
+import io.sandboxd.testkit.raw.RawRequest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.Random;
 import java.util.TreeSet;
 
@@ -26,29 +29,35 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClientKilledIT {
     private static final int ROUNDS = 4;
     private static RunningDaemon daemon;
-    private static Rest rest;
+    private static SandboxdClient client;
     private static Path root;
     private static ResourceSnapshot baseline;
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = DaemonLauncher.start(TestDaemons.spec("ClientKilledIT"));
-        root = daemon.spec().rootDir();
-        rest = new Rest(daemon.restBase(), Optional.empty());
+        daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withLogName("ClientKilledIT").start();
+        root = daemon.rootDir();
+        client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase());
         byte[] big = new byte[32 << 20];
         new Random(7).nextBytes(big);
-        assertThat(rest.put("dl/big.bin", big).status()).isEqualTo(204);
-        assertThat(rest.put("up/old.txt", "old content".getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(204);
+        assertThat(Http.exchange(daemon, Http.put("/v1/files/dl/big.bin", big)).status()).isEqualTo(204);
+        assertThat(Http.exchange(daemon, Http.put("/v1/files/up/old.txt", "old content".getBytes(StandardCharsets.UTF_8)))
+                .status()).isEqualTo(204);
         // warm the paths under test once, so pools are at working size before the baseline
-        assertThat(rest.get("dl/big.bin").status()).isEqualTo(200);
+        try (FileDownload d = client.open("dl/big.bin")) {
+            assertThat(d.info().status()).isEqualTo(200);
+        }
         Poll.sleep(2500);
-        baseline = daemon.observer().quick();
+        baseline = daemon.observer().snapshot();
     }
 
     @AfterAll
     static void stop() {
+        if (client != null) {
+            client.close();
+        }
         if (daemon != null) {
-            daemon.kill();
+            daemon.killTree();
         }
     }
 
@@ -57,16 +66,16 @@ class ClientKilledIT {
         TreeSet<String> before = FileTree.of(root);
         for (int round = 0; round < ROUNDS; round++) {
             String target = round % 2 == 0 ? "up/new" + round + ".bin" : "up/old.txt";
-            try (ChildJvm client = ChildJvm.start(KillableClient.class, "upload", Integer.toString(daemon.restPort()), target)) {
-                client.awaitLine("READY", 60);
+            try (ChildJvm killable = ChildJvm.start(KillableClient.class, "upload", daemon.restBase(), target)) {
+                killable.awaitLine("READY", 60);
                 Poll.await(Duration.ofSeconds(20), () -> !FileTree.of(root).equals(before),
                         () -> "no temp file appeared on disk while 2 MiB of the upload were in flight");
-                client.killHard();
+                killable.killHard();
             }
             Poll.await(Duration.ofSeconds(30), () -> FileTree.of(root).equals(before),
                     () -> "files on disk after the killed upload: " + FileTree.of(root) + ", before: " + before);
-            assertThat(rest.get("up/old.txt").text()).isEqualTo("old content");
-            assertThat(rest.get("up/new" + round + ".bin").status()).isEqualTo(404);
+            assertThat(new String(client.readBytes("up/old.txt"), StandardCharsets.UTF_8)).isEqualTo("old content");
+            assertThat(Http.exchange(daemon, RawRequest.get("/v1/files/up/new" + round + ".bin")).status()).isEqualTo(404);
         }
         assertBackToBaseline();
     }
@@ -74,15 +83,17 @@ class ClientKilledIT {
     @Test
     void clientKilledMidDownloadReleasesTheConnection() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
-            try (ChildJvm client = ChildJvm.start(KillableClient.class, "download", Integer.toString(daemon.restPort()), "dl/big.bin")) {
-                client.awaitLine("READY", 60);
-                client.killHard();
+            try (ChildJvm killable = ChildJvm.start(KillableClient.class, "download", daemon.restBase(), "dl/big.bin")) {
+                killable.awaitLine("READY", 60);
+                killable.killHard();
             }
         }
-        Rest.Response r = rest.get("dl/big.bin");
-        assertThat(r.status()).isEqualTo(200);
-        assertThat(MessageDigest.getInstance("SHA-256").digest(r.body()))
-                .isEqualTo(MessageDigest.getInstance("SHA-256").digest(bigContent()));
+        MessageDigest got = MessageDigest.getInstance("SHA-256");
+        try (FileDownload d = client.open("dl/big.bin")) {
+            assertThat(d.info().status()).isEqualTo(200);
+            new DigestInputStream(d.body(), got).transferTo(java.io.OutputStream.nullOutputStream());
+        }
+        assertThat(got.digest()).isEqualTo(MessageDigest.getInstance("SHA-256").digest(bigContent()));
         assertBackToBaseline();
     }
 
@@ -94,9 +105,9 @@ class ClientKilledIT {
 
     private static void assertBackToBaseline() {
         Poll.await(Duration.ofSeconds(60), () -> {
-            ResourceSnapshot now = daemon.observer().quick();
+            ResourceSnapshot now = daemon.observer().snapshot();
             return now.fds() <= baseline.fds() + 4 && now.threads() <= baseline.threads() + 6;
-        }, () -> "daemon did not return to baseline: now " + daemon.observer().quick().describe()
+        }, () -> "daemon did not return to baseline: now " + daemon.observer().snapshot().describe()
                 + ", baseline " + baseline.describe());
         assertThat(daemon.observer().alive()).isTrue();
     }

@@ -1,9 +1,12 @@
 package io.sandboxd.reliability.it;
 
-import io.sandboxd.reliability.client.Rest;
-import io.sandboxd.reliability.daemon.DaemonLauncher;
-import io.sandboxd.reliability.daemon.DaemonSpec;
-import io.sandboxd.reliability.daemon.RunningDaemon;
+import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.Poll;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.raw.RawHttp;
+import io.sandboxd.testkit.raw.RawRequest;
+import io.sandboxd.testkit.raw.RawResponse;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -13,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.TreeSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,18 +30,17 @@ class DaemonKilledMidUploadIT {
 
     @Test
     void staleTempFilesAreCleanedAtNextStartAndNeverListed() throws Exception {
-        DaemonSpec spec = TestDaemons.spec("DaemonKilledMidUploadIT");
-        Path root = spec.rootDir();
+        DaemonSpec spec = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withLogName("DaemonKilledMidUploadIT");
         byte[] old = "old content".getBytes(StandardCharsets.UTF_8);
-        RunningDaemon first = DaemonLauncher.start(spec);
+        RunningDaemon first = spec.start();
+        Path root = first.rootDir();
         try {
-            Rest rest = new Rest(first.restBase(), Optional.empty());
-            assertThat(rest.put("data/old.txt", old).status()).isEqualTo(204);
+            assertThat(Http.exchange(first, Http.put("/v1/files/data/old.txt", old)).status()).isEqualTo(204);
             TreeSet<String> before = FileTree.of(root);
 
             List<RawHttp> uploads = new ArrayList<>();
             for (String target : List.of("data/old.txt", "data/new.bin")) {
-                RawHttp http = new RawHttp(first.restPort(), Duration.ofSeconds(30));
+                RawHttp http = RawHttp.connect("127.0.0.1", first.restPort(), Duration.ofSeconds(30));
                 http.send("PUT /v1/files/" + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
                         + "Content-Length: " + (1L << 30) + "\r\n\r\n");
                 http.send(new byte[2 << 20]);
@@ -48,10 +49,10 @@ class DaemonKilledMidUploadIT {
             Poll.await(Duration.ofSeconds(20), () -> FileTree.of(root).size() >= before.size() + 2,
                     () -> "two in-flight temp files never appeared on disk: " + FileTree.of(root));
             TreeSet<String> inFlight = FileTree.of(root);
-            assertThat(listing(rest, "data")).as("listing while uploads are in flight (on disk: %s)", inFlight)
+            assertThat(listing(first, "data")).as("listing while uploads are in flight (on disk: %s)", inFlight)
                     .containsExactly("old.txt");
 
-            first.killHard();
+            first.sigkill();
             for (RawHttp u : uploads) {
                 u.close();
             }
@@ -59,22 +60,23 @@ class DaemonKilledMidUploadIT {
             stale.removeAll(before);
             assertThat(stale).as("temp files left on disk by the killed daemon (precondition)").isNotEmpty();
 
-            try (RunningDaemon second = DaemonLauncher.start(spec.withLogFile(TestDaemons.logFile("DaemonKilledMidUploadIT-restart")))) {
-                Rest rest2 = new Rest(second.restBase(), Optional.empty());
-                assertThat(listing(rest2, "data")).as("listing right after restart").containsExactly("old.txt");
+            try (RunningDaemon second = spec.withRootDir(root).withLogName("DaemonKilledMidUploadIT-restart").start();
+                 SandboxdClient client = SandboxdClient.connect(second.grpcTarget(), second.restBase())) {
+                assertThat(listing(second, "data")).as("listing right after restart").containsExactly("old.txt");
                 Poll.await(Duration.ofSeconds(10), () -> FileTree.of(root).equals(before),
                         () -> "after restart the root holds " + FileTree.of(root) + ", want " + before
                                 + " (stale: " + stale + ")");
-                assertThat(rest2.get("data/old.txt").body()).isEqualTo(old);
-                assertThat(rest2.get("data/new.bin").status()).isEqualTo(404);
+                assertThat(client.readBytes("data/old.txt")).isEqualTo(old);
+                assertThat(Http.exchange(second, RawRequest.get("/v1/files/data/new.bin")).status()).isEqualTo(404);
             }
         } finally {
-            first.kill();
+            first.killTree();
+            first.close(); // the root the launcher made for it, which the restart used too
         }
     }
 
-    private static List<String> listing(Rest rest, String dir) throws Exception {
-        Rest.Response r = rest.get(dir);
+    private static List<String> listing(RunningDaemon daemon, String dir) throws Exception {
+        RawResponse r = Http.exchange(daemon, RawRequest.get("/v1/files/" + dir));
         assertThat(r.status()).as("listing %s: %s", dir, r.text()).isEqualTo(200);
         List<String> names = new ArrayList<>();
         for (JsonNode e : JSON.readTree(r.body()).get("entries")) {

@@ -1,13 +1,14 @@
 package io.sandboxd.reliability.it;
 
 import com.google.protobuf.ByteString;
-import io.sandboxd.api.process.v1.ExecuteRequest;
-import io.sandboxd.api.process.v1.ExecuteResponse;
-import io.sandboxd.api.process.v1.ProcessConfig;
-import io.sandboxd.reliability.client.Grpc;
-import io.sandboxd.reliability.client.Rest;
-import io.sandboxd.reliability.daemon.DaemonLauncher;
-import io.sandboxd.reliability.daemon.RunningDaemon;
+import io.sandboxd.client.ExecResult;
+import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.Poll;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.raw.RawHttp;
+import io.sandboxd.testkit.raw.RawRequest;
+import io.sandboxd.testkit.raw.RawResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -21,7 +22,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +39,7 @@ class DiskFullIT {
     private static final int MIB = 1 << 20;
     private static Path mount;
     private static RunningDaemon daemon;
-    private static Rest rest;
+    private static SandboxdClient client;
     private static byte[] keep;
 
     @BeforeAll
@@ -51,17 +51,20 @@ class DiskFullIT {
         if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
             fail("cannot mount an 8 MiB tmpfs at " + mount + " (this test needs root or CAP_SYS_ADMIN, as CI has): " + out);
         }
-        daemon = DaemonLauncher.start(TestDaemons.spec("DiskFullIT", mount));
-        rest = new Rest(daemon.restBase(), Optional.empty());
+        daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withRootDir(mount).withLogName("DiskFullIT").start();
+        client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase());
         keep = new byte[3 * MIB];
         new Random(1).nextBytes(keep);
-        assertThat(rest.put("keep.bin", keep).status()).isEqualTo(204);
+        assertThat(Http.exchange(daemon, Http.put("/v1/files/keep.bin", keep)).status()).isEqualTo(204);
     }
 
     @AfterAll
     static void stopAndUnmount() throws Exception {
+        if (client != null) {
+            client.close();
+        }
         if (daemon != null) {
-            daemon.kill();
+            daemon.killTree();
         }
         if (mount != null) {
             new ProcessBuilder("umount", mount.toString()).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
@@ -73,13 +76,13 @@ class DiskFullIT {
     @Order(1)
     void uploadLargerThanFreeSpaceIs507AndLeavesNothing() throws Exception {
         TreeSet<String> before = FileTree.of(mount);
-        RawHttp.Response r = putStreaming("big.bin", 16 * MIB, true);
+        RawResponse r = putStreaming("big.bin", 16 * MIB, true);
         assertThat(r.status()).as("PUT of 16 MiB into ~5 MiB free; body: %s", r.text()).isEqualTo(507);
         assertThat(r.header("content-type")).startsWith("application/json");
         assertThat(r.text()).contains("INSUFFICIENT_STORAGE").doesNotContain(mount.toString());
         Poll.await(Duration.ofSeconds(20), () -> FileTree.of(mount).equals(before),
                 () -> "files on disk after the failed PUT: " + FileTree.of(mount) + ", before: " + before);
-        assertThat(rest.get("big.bin").status()).isEqualTo(404);
+        assertThat(Http.exchange(daemon, RawRequest.get("/v1/files/big.bin")).status()).isEqualTo(404);
         assertSpaceGivenBack();
     }
 
@@ -87,7 +90,7 @@ class DiskFullIT {
     @Order(2)
     void chunkedUploadWithoutLengthIs507Too() throws Exception {
         TreeSet<String> before = FileTree.of(mount);
-        RawHttp.Response r = putStreaming("sub/chunked.bin", 16 * MIB, false);
+        RawResponse r = putStreaming("sub/chunked.bin", 16 * MIB, false);
         assertThat(r.status()).as("chunked PUT of 16 MiB; body: %s", r.text()).isEqualTo(507);
         Poll.await(Duration.ofSeconds(20), () -> FileTree.of(mount).stream().noneMatch(f -> f.contains("chunked")
                         && !f.endsWith("/")) && FileTree.of(mount).containsAll(before),
@@ -98,9 +101,9 @@ class DiskFullIT {
     @Test
     @Order(3)
     void failedOverwriteKeepsTheOldContent() throws Exception {
-        RawHttp.Response r = putStreaming("keep.bin", 16 * MIB, true);
+        RawResponse r = putStreaming("keep.bin", 16 * MIB, true);
         assertThat(r.status()).as("overwrite that does not fit; body: %s", r.text()).isEqualTo(507);
-        Rest.Response got = rest.get("keep.bin");
+        RawResponse got = Http.exchange(daemon, RawRequest.get("/v1/files/keep.bin"));
         assertThat(got.status()).isEqualTo(200);
         assertThat(got.body()).as("keep.bin after the failed overwrite").isEqualTo(keep);
         assertSpaceGivenBack();
@@ -109,16 +112,13 @@ class DiskFullIT {
     @Test
     @Order(4)
     void daemonStaysHealthyAndServesAfterwards() throws Exception {
-        assertThat(rest.raw("GET", "/v1/health", null).status()).isEqualTo(200);
+        assertThat(Http.exchange(daemon, RawRequest.get("/v1/health")).status()).isEqualTo(200);
         byte[] small = "still works".getBytes(StandardCharsets.UTF_8);
-        assertThat(rest.put("after/small.txt", small).status()).isEqualTo(204);
-        assertThat(rest.get("after/small.txt").body()).isEqualTo(small);
-        try (Grpc grpc = new Grpc("127.0.0.1", daemon.grpcPort(), Optional.empty())) {
-            ExecuteResponse e = grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).execute(ExecuteRequest.newBuilder()
-                    .setConfig(ProcessConfig.newBuilder().addAllCommand(java.util.List.of("cat", "after/small.txt"))).build());
-            assertThat(e.getExitCode()).isZero();
-            assertThat(e.getStdout()).isEqualTo(ByteString.copyFrom(small));
-        }
+        assertThat(Http.exchange(daemon, Http.put("/v1/files/after/small.txt", small)).status()).isEqualTo(204);
+        assertThat(client.readBytes("after/small.txt")).isEqualTo(small);
+        ExecResult e = client.execute("cat", "after/small.txt");
+        assertThat(e.exitCode()).isZero();
+        assertThat(e.stdout()).isEqualTo(ByteString.copyFrom(small));
         assertThat(daemon.observer().alive()).isTrue();
     }
 
@@ -137,10 +137,11 @@ class DiskFullIT {
         }
     }
 
-    private static RawHttp.Response putStreaming(String path, int size, boolean withLength) throws IOException {
-        try (RawHttp http = new RawHttp(daemon.restPort(), Duration.ofSeconds(60))) {
-            String head = "PUT /v1/files/" + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
-                    + (withLength ? "Content-Length: " + size + "\r\n" : "Transfer-Encoding: chunked\r\n") + "\r\n";
+    private static RawResponse putStreaming(String path, int size, boolean withLength) throws IOException {
+        try (RawHttp http = RawHttp.connect("127.0.0.1", daemon.restPort(), Duration.ofSeconds(60))) {
+            RawRequest head = RawRequest.of("PUT", "/v1/files/" + path).header("Host", "127.0.0.1")
+                    .header("Content-Type", "application/octet-stream")
+                    .header(withLength ? "Content-Length" : "Transfer-Encoding", withLength ? Integer.toString(size) : "chunked");
             InputStream body = withLength ? new ZeroStream(size) : new ChunkedZeroStream(size);
             return http.exchange(head, body);
         }

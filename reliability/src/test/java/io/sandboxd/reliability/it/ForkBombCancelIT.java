@@ -1,17 +1,17 @@
 package io.sandboxd.reliability.it;
 
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import io.sandboxd.api.process.v1.ExecuteRequest;
-import io.sandboxd.api.process.v1.ProcessConfig;
-import io.sandboxd.api.process.v1.SendSignalRequest;
 import io.sandboxd.api.process.v1.Signal;
-import io.sandboxd.api.process.v1.StartRequest;
-import io.sandboxd.reliability.client.Grpc;
-import io.sandboxd.reliability.client.StartStream;
-import io.sandboxd.reliability.daemon.DaemonLauncher;
-import io.sandboxd.reliability.daemon.RunningDaemon;
-import io.sandboxd.reliability.proc.ProcStat;
+import io.sandboxd.client.Command;
+import io.sandboxd.client.GrpcCallException;
+import io.sandboxd.client.RemoteProcess;
+import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.client.StartRecorder;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.Poll;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.proc.ProcStat;
+import io.sandboxd.testkit.proc.ProcessTable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,8 +19,6 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -32,29 +30,29 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  */
 class ForkBombCancelIT {
     private static RunningDaemon daemon;
-    private static Grpc grpc;
+    private static SandboxdClient client;
     private String marker;
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = DaemonLauncher.start(TestDaemons.spec("ForkBombCancelIT"));
-        grpc = new Grpc("127.0.0.1", daemon.grpcPort(), Optional.empty());
+        daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withLogName("ForkBombCancelIT").start();
+        client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase());
     }
 
     @AfterAll
     static void stop() {
-        if (grpc != null) {
-            grpc.close();
+        if (client != null) {
+            client.close();
         }
         if (daemon != null) {
-            daemon.kill();
+            daemon.killTree();
         }
     }
 
     @AfterEach
     void killLeftovers() {
         if (marker != null) {
-            Procs.killAllWithArgument(marker);
+            ProcessTable.killAllWithArgument(marker);
         }
     }
 
@@ -65,49 +63,51 @@ class ForkBombCancelIT {
 
     @Test
     void cancelledStartTakesAllThousandGrandchildren() throws Exception {
-        StartStream s = StartStream.open(grpc, StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
-                .addAllCommand(List.of("sh", "-c", forkScript(1000)))).build(), Duration.ofMinutes(5));
-        s.awaitInit(Duration.ofSeconds(30));
-        assertThat(s.awaitStdout(o -> o.contains("forked"), Duration.ofSeconds(180)))
+        StartRecorder s = new StartRecorder();
+        RemoteProcess p = client.withStreamDeadline(Duration.ofMinutes(5)).start(Command.of("sh", "-c", forkScript(1000)), s);
+        Streams.pid(s, Duration.ofSeconds(30));
+        assertThat(s.awaitStdoutContains("forked", Duration.ofSeconds(180)))
                 .as("the child reported forking 1000 grandchildren; stdout: %s", s.stdoutText()).isTrue();
         // "forked" means 1000 forks returned, not 1000 execs done: the last children may still be `sh`
-        Poll.await(Duration.ofSeconds(60), () -> Procs.liveWithArgument(marker).size() == 1000,
-                () -> Procs.liveWithArgument(marker).size() + " of 1000 grandchildren alive before the cancel");
+        Poll.await(Duration.ofSeconds(60), () -> liveWithMarker().size() == 1000,
+                () -> liveWithMarker().size() + " of 1000 grandchildren alive before the cancel");
 
-        s.cancel();
-        assertThat(s.awaitDone(Duration.ofSeconds(30)).getCode()).isEqualTo(Status.Code.CANCELLED);
+        p.cancel();
+        assertThat(Streams.ended(s, Duration.ofSeconds(30)).getCode()).isEqualTo(Status.Code.CANCELLED);
         assertAllGone();
     }
 
     @Test
     void executeDeadlineTakesAllGrandchildren() {
-        StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class, () ->
-                grpc.blocking().withDeadlineAfter(8, TimeUnit.SECONDS).execute(ExecuteRequest.newBuilder()
-                        .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of("sh", "-c", forkScript(300)))).build()));
+        GrpcCallException e = catchThrowableOfType(GrpcCallException.class, () ->
+                client.withCallTimeout(Duration.ofSeconds(8)).execute("sh", "-c", forkScript(300)));
         assertThat(e).as("Execute of a never-ending fork tree under a deadline").isNotNull();
-        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+        assertThat(e.code()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
         assertAllGone();
     }
 
     @Test
     void sigkillToTheGroupTakesAllGrandchildren() throws Exception {
-        StartStream s = StartStream.open(grpc, StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
-                .addAllCommand(List.of("sh", "-c", forkScript(300)))).build(), Duration.ofMinutes(5));
-        int pid = s.awaitInit(Duration.ofSeconds(30));
-        assertThat(s.awaitStdout(o -> o.contains("forked"), Duration.ofSeconds(120))).isTrue();
-        grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).sendSignal(SendSignalRequest.newBuilder()
-                .setProcessId(pid).setSignal(Signal.SIGNAL_SIGKILL).build());
-        assertThat(s.awaitDone(Duration.ofSeconds(30))).isEqualTo(Status.OK);
+        StartRecorder s = new StartRecorder();
+        client.withStreamDeadline(Duration.ofMinutes(5)).start(Command.of("sh", "-c", forkScript(300)), s);
+        int pid = Streams.pid(s, Duration.ofSeconds(30));
+        assertThat(s.awaitStdoutContains("forked", Duration.ofSeconds(120))).isTrue();
+        client.sendSignal(pid, Signal.SIGNAL_SIGKILL);
+        assertThat(Streams.ended(s, Duration.ofSeconds(30))).isEqualTo(Status.OK);
         assertThat(s.exitCode()).isEqualTo(137);
         assertAllGone();
     }
 
     private void assertAllGone() {
-        Poll.await(Duration.ofSeconds(60), () -> Procs.liveWithArgument(marker).isEmpty(),
-                () -> Procs.liveWithArgument(marker).size() + " grandchildren still alive");
+        Poll.await(Duration.ofSeconds(60), () -> liveWithMarker().isEmpty(),
+                () -> liveWithMarker().size() + " grandchildren still alive");
         Poll.await(Duration.ofSeconds(30), () -> daemon.observer().descendants().isEmpty(),
                 () -> "daemon still has descendants: " + summary(daemon.observer().descendants()));
         assertThat(daemon.observer().alive()).isTrue();
+    }
+
+    private List<ProcStat> liveWithMarker() {
+        return ProcessTable.read().liveWithArgument(marker);
     }
 
     private static String summary(List<ProcStat> procs) {

@@ -14,14 +14,18 @@ import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.ExecuteResponse;
 import io.sandboxd.api.process.v1.PTY;
 import io.sandboxd.api.process.v1.ProcessConfig;
+import io.sandboxd.api.process.v1.ProcessServiceGrpc;
 import io.sandboxd.api.process.v1.ResizeTTYRequest;
 import io.sandboxd.api.process.v1.SendSignalRequest;
 import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
-import io.sandboxd.reliability.client.Grpc;
-import io.sandboxd.reliability.client.StartStream;
-import io.sandboxd.reliability.daemon.DaemonLauncher;
-import io.sandboxd.reliability.daemon.RunningDaemon;
+import io.sandboxd.client.Command;
+import io.sandboxd.client.GrpcCallException;
+import io.sandboxd.client.RemoteProcess;
+import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.client.StartRecorder;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.RunningDaemon;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,10 +36,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
@@ -47,12 +51,16 @@ class MalformedGrpcIT {
     /** Well above grpc-java's default 4 MiB max inbound message, which the daemon is expected to keep. */
     private static final int OVERSIZED = Integer.getInteger("sandboxd.test.oversizedMessage", 20 << 20);
     private static RunningDaemon daemon;
-    private static Grpc grpc;
+    private static SandboxdClient client;
+
+    /** A Start stream: the process to act on, and what it sent. */
+    private record Stream(RemoteProcess process, StartRecorder recorder) {
+    }
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = DaemonLauncher.start(TestDaemons.spec("MalformedGrpcIT"));
-        grpc = new Grpc("127.0.0.1", daemon.grpcPort(), Optional.empty());
+        daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withLogName("MalformedGrpcIT").start();
+        client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase());
     }
 
     @AfterAll
@@ -62,19 +70,18 @@ class MalformedGrpcIT {
                 assertStillServes();
             }
         } finally {
-            if (grpc != null) {
-                grpc.close();
+            if (client != null) {
+                client.close();
             }
             if (daemon != null) {
-                daemon.kill();
+                daemon.killTree();
             }
         }
     }
 
     private static void assertStillServes() {
-        try (Grpc fresh = new Grpc("127.0.0.1", daemon.grpcPort(), Optional.empty())) {
-            ExecuteResponse r = fresh.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).execute(exec("echo", "ok"));
-            assertThat(r.getStdout().toStringUtf8()).isEqualTo("ok\n");
+        try (SandboxdClient fresh = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
+            assertThat(fresh.execute(exec("echo", "ok")).stdoutText()).isEqualTo("ok\n");
         }
     }
 
@@ -82,85 +89,98 @@ class MalformedGrpcIT {
         return ExecuteRequest.newBuilder().setConfig(ProcessConfig.newBuilder().addAllCommand(List.of(cmd))).build();
     }
 
+    /** The status a call ended with: the library's calls throw GrpcCallException, raw stubs StatusRuntimeException. */
     private static Status.Code codeOf(Runnable call) {
-        StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class, call::run);
-        return e == null ? Status.Code.OK : e.getStatus().getCode();
+        Throwable e = catchThrowable(call::run);
+        if (e == null) {
+            return Status.Code.OK;
+        }
+        if (e instanceof GrpcCallException g) {
+            return g.code();
+        }
+        assertThat(e).isInstanceOf(StatusRuntimeException.class);
+        return ((StatusRuntimeException) e).getStatus().getCode();
     }
 
-    private static StartStream startCat() throws Exception {
-        StartStream s = StartStream.open(grpc, StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
-                .addCommand("cat")).build(), Duration.ofSeconds(120));
-        s.awaitInit(Duration.ofSeconds(30));
+    private static Stream start(StartRequest request, Duration deadline) {
+        StartRecorder r = new StartRecorder();
+        return new Stream(client.withStreamDeadline(deadline).start(request, r), r);
+    }
+
+    private static Stream startCat() throws Exception {
+        Stream s = start(Command.of("cat").toStartRequest(), Duration.ofSeconds(120));
+        Streams.pid(s.recorder(), Duration.ofSeconds(30));
         return s;
     }
 
     @Test
     void oversizedExecuteIsResourceExhausted() {
         String huge = "x".repeat(OVERSIZED);
-        StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class, () ->
-                grpc.blocking().withDeadlineAfter(60, TimeUnit.SECONDS).execute(exec("echo", huge)));
+        GrpcCallException e = catchThrowableOfType(GrpcCallException.class, () ->
+                client.withCallTimeout(Duration.ofSeconds(60)).execute(exec("echo", huge)));
         assertThat(e).as("Execute with a %d-byte argument", OVERSIZED).isNotNull();
-        assertThat(e.getStatus().getCode()).as("%s", e.getStatus()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+        assertThat(e.code()).as("%s", e.status()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
     }
 
     @Test
     void oversizedWriteStdinIsResourceExhaustedAndTheProcessLivesOn() throws Exception {
-        StartStream cat = startCat();
-        int pid = cat.awaitInit(Duration.ofSeconds(1));
-        Status.Code code = codeOf(() -> grpc.blocking().withDeadlineAfter(60, TimeUnit.SECONDS).writeStdin(
+        Stream cat = startCat();
+        int pid = Streams.pid(cat.recorder(), Duration.ofSeconds(1));
+        Status.Code code = codeOf(() -> client.withCallTimeout(Duration.ofSeconds(60)).writeStdin(
                 WriteStdinRequest.newBuilder().setProcessId(pid).setInput(ByteString.copyFrom(new byte[OVERSIZED])).build()));
         assertThat(code).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
-        grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).writeStdin(WriteStdinRequest.newBuilder()
+        client.writeStdin(WriteStdinRequest.newBuilder()
                 .setProcessId(pid).setInput(ByteString.copyFromUtf8("still here\n")).build());
-        assertThat(cat.awaitStdout(o -> o.contains("still here"), Duration.ofSeconds(30))).isTrue();
-        cat.cancel();
+        assertThat(cat.recorder().awaitStdoutContains("still here", Duration.ofSeconds(30))).isTrue();
+        cat.process().cancel();
     }
 
     @Test
     void unknownSignalValuesAreInvalidArgumentAndUnknownIdsNotFound() throws Exception {
-        StartStream cat = startCat();
-        int pid = cat.awaitInit(Duration.ofSeconds(1));
+        Stream cat = startCat();
+        int pid = Streams.pid(cat.recorder(), Duration.ofSeconds(1));
         for (int value : new int[] {0, 1, 3, 99, -1, Integer.MAX_VALUE}) {
-            assertThat(codeOf(() -> grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).sendSignal(
+            assertThat(codeOf(() -> client.sendSignal(
                     SendSignalRequest.newBuilder().setProcessId(pid).setSignalValue(value).build())))
                     .as("signal value %d to a live process", value).isEqualTo(Status.Code.INVALID_ARGUMENT);
-            assertThat(codeOf(() -> grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).sendSignal(
+            assertThat(codeOf(() -> client.sendSignal(
                     SendSignalRequest.newBuilder().setProcessId(Integer.MAX_VALUE).setSignalValue(value).build())))
                     .as("signal value %d to an unknown id (id is checked first)", value).isEqualTo(Status.Code.NOT_FOUND);
         }
-        assertThat(cat.isDone()).as("cat survived the rejected signals").isFalse();
-        cat.cancel();
+        assertThat(cat.recorder().isEnded()).as("cat survived the rejected signals").isFalse();
+        cat.process().cancel();
     }
 
     @Test
     void missingConfigsAndOneofs() throws Exception {
-        assertThat(codeOf(() -> grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).execute(ExecuteRequest.getDefaultInstance())))
+        assertThat(codeOf(() -> client.execute(ExecuteRequest.getDefaultInstance())))
                 .as("Execute without config").isEqualTo(Status.Code.INVALID_ARGUMENT);
-        StartStream noConfig = StartStream.open(grpc, StartRequest.getDefaultInstance(), Duration.ofSeconds(30));
-        assertThat(noConfig.awaitDone(Duration.ofSeconds(30)).getCode()).as("Start without config").isEqualTo(Status.Code.INVALID_ARGUMENT);
+        Stream noConfig = start(StartRequest.getDefaultInstance(), Duration.ofSeconds(30));
+        assertThat(Streams.ended(noConfig.recorder(), Duration.ofSeconds(30)).getCode()).as("Start without config")
+                .isEqualTo(Status.Code.INVALID_ARGUMENT);
 
-        StartStream cat = startCat();
-        int pid = cat.awaitInit(Duration.ofSeconds(1));
-        grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).build());
-        grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).writeStdin(WriteStdinRequest.newBuilder()
+        Stream cat = startCat();
+        int pid = Streams.pid(cat.recorder(), Duration.ofSeconds(1));
+        client.writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).build());
+        client.writeStdin(WriteStdinRequest.newBuilder()
                 .setProcessId(pid).setInput(ByteString.copyFromUtf8("after empty oneof\n")).build());
-        assertThat(cat.awaitStdout(o -> o.equals("after empty oneof\n"), Duration.ofSeconds(30))).isTrue();
-        assertThat(codeOf(() -> grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).resizeTTY(
+        assertThat(cat.recorder().await(r -> r.stdoutText().equals("after empty oneof\n"), Duration.ofSeconds(30))).isTrue();
+        assertThat(codeOf(() -> client.resizeTty(
                 ResizeTTYRequest.newBuilder().setProcessId(pid).build()))).as("ResizeTTY of a pipe process")
                 .isIn(Status.Code.FAILED_PRECONDITION, Status.Code.INVALID_ARGUMENT);
-        cat.cancel();
+        cat.process().cancel();
 
-        StartStream pty = StartStream.open(grpc, StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
+        Stream pty = start(StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
                 .addAllCommand(List.of("stty", "size"))).setPty(PTY.getDefaultInstance()).build(), Duration.ofSeconds(60));
-        assertThat(pty.awaitDone(Duration.ofSeconds(60))).isEqualTo(Status.OK);
-        assertThat(pty.stdoutText().trim()).as("PTY with 0x0 size defaults to 80x24").isEqualTo("24 80");
+        assertThat(Streams.ended(pty.recorder(), Duration.ofSeconds(60))).isEqualTo(Status.OK);
+        assertThat(pty.recorder().stdoutText().trim()).as("PTY with 0x0 size defaults to 80x24").isEqualTo("24 80");
     }
 
     @Test
     void undecodablePayloadIsRejectedAndUnknownFieldsAreIgnored() throws Exception {
         MethodDescriptor<byte[], byte[]> raw = rawUnary("process.v1.ProcessService/Execute");
         StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class, () ->
-                ClientCalls.blockingUnaryCall(grpc.channel(), raw, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
+                ClientCalls.blockingUnaryCall(client.channel(), raw, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
                         new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff}));
         assertThat(e).isNotNull();
         // grpc-java itself rejects an unparseable request before any daemon code runs, with
@@ -174,7 +194,7 @@ class MalformedGrpcIT {
         extra.writeUInt64(99, 12345);
         extra.writeString(100, "future field");
         extra.flush();
-        byte[] reply = ClientCalls.blockingUnaryCall(grpc.channel(), raw,
+        byte[] reply = ClientCalls.blockingUnaryCall(client.channel(), raw,
                 CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), withUnknown.toByteArray());
         assertThat(ExecuteResponse.parseFrom(reply).getStdout().toStringUtf8()).isEqualTo("tolerant\n");
     }
@@ -192,7 +212,7 @@ class MalformedGrpcIT {
     }
 
     private static Status.Code rawCallWith(MethodDescriptor<byte[], byte[]> method, byte[] msg, int count) throws Exception {
-        ClientCall<byte[], byte[]> call = grpc.channel().newCall(method, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));
+        ClientCall<byte[], byte[]> call = client.channel().newCall(method, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));
         java.util.concurrent.CompletableFuture<Status> done = new java.util.concurrent.CompletableFuture<>();
         call.start(new ClientCall.Listener<>() {
             @Override
@@ -210,20 +230,21 @@ class MalformedGrpcIT {
 
     @Test
     void unknownMethodIsUnimplemented() {
-        assertThat(codeOf(() -> ClientCalls.blockingUnaryCall(grpc.channel(), rawUnary("process.v1.ProcessService/Nope"),
+        assertThat(codeOf(() -> ClientCalls.blockingUnaryCall(client.channel(), rawUnary("process.v1.ProcessService/Nope"),
                 CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), new byte[0])))
                 .isEqualTo(Status.Code.UNIMPLEMENTED);
-        assertThat(codeOf(() -> ClientCalls.blockingUnaryCall(grpc.channel(), rawUnary("no.such.Service/Call"),
+        assertThat(codeOf(() -> ClientCalls.blockingUnaryCall(client.channel(), rawUnary("no.such.Service/Call"),
                 CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), new byte[0])))
                 .isEqualTo(Status.Code.UNIMPLEMENTED);
     }
 
     @Test
     void oversizedMetadataFailsTheCallNotTheDaemon() {
-        try (Grpc own = new Grpc("127.0.0.1", daemon.grpcPort(), Optional.empty())) {
+        try (SandboxdClient own = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
             Metadata md = new Metadata();
             md.put(Metadata.Key.of("x-big", Metadata.ASCII_STRING_MARSHALLER), "a".repeat(256 * 1024));
-            Status.Code code = codeOf(() -> own.blocking().withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md))
+            Status.Code code = codeOf(() -> ProcessServiceGrpc.newBlockingStub(own.channel())
+                    .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md))
                     .withDeadlineAfter(30, TimeUnit.SECONDS).execute(exec("echo", "x")));
             assertThat(code).as("Execute with 256 KiB of metadata").isNotEqualTo(Status.Code.OK)
                     .isNotEqualTo(Status.Code.DEADLINE_EXCEEDED);

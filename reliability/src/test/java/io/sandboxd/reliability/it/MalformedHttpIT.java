@@ -1,9 +1,11 @@
 package io.sandboxd.reliability.it;
 
-import io.sandboxd.reliability.client.Rest;
-import io.sandboxd.reliability.daemon.DaemonLauncher;
-import io.sandboxd.reliability.daemon.RunningDaemon;
-import io.sandboxd.reliability.proc.ResourceSnapshot;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.Poll;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.proc.ResourceSnapshot;
+import io.sandboxd.testkit.raw.RawHttp;
+import io.sandboxd.testkit.raw.RawResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -13,7 +15,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.TreeSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,12 +32,13 @@ class MalformedHttpIT {
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = DaemonLauncher.start(TestDaemons.spec("MalformedHttpIT").withFlags("--http-idle-timeout", "3s"));
-        root = daemon.spec().rootDir();
-        Rest rest = new Rest(daemon.restBase(), Optional.empty());
-        assertThat(rest.put("existing.txt", "x".getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(204);
+        daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withArgs("--http-idle-timeout", "3s")
+                .withLogName("MalformedHttpIT").start();
+        root = daemon.rootDir();
+        assertThat(Http.exchange(daemon, Http.put("/v1/files/existing.txt", "x".getBytes(StandardCharsets.UTF_8))).status())
+                .isEqualTo(204);
         Poll.sleep(2500);
-        baseline = daemon.observer().quick();
+        baseline = daemon.observer().snapshot();
     }
 
     @AfterAll
@@ -44,17 +46,21 @@ class MalformedHttpIT {
         if (daemon != null) {
             try {
                 Poll.await(Duration.ofSeconds(30), () -> daemon.observer().fds() <= baseline.fds() + 4,
-                        () -> "daemon fds after all malformed requests: " + daemon.observer().quick().describe()
+                        () -> "daemon fds after all malformed requests: " + daemon.observer().snapshot().describe()
                                 + ", baseline " + baseline.describe());
                 assertThat(daemon.observer().alive()).isTrue();
             } finally {
-                daemon.kill();
+                daemon.killTree();
             }
         }
     }
 
-    private static RawHttp.Response exchange(String request) throws Exception {
-        try (RawHttp http = new RawHttp(daemon.restPort(), Duration.ofSeconds(30))) {
+    private static RawHttp connect(Duration readTimeout) throws java.io.IOException {
+        return RawHttp.connect("127.0.0.1", daemon.restPort(), readTimeout);
+    }
+
+    private static RawResponse exchange(String request) throws Exception {
+        try (RawHttp http = connect(Duration.ofSeconds(30))) {
             http.send(request);
             return http.read();
         }
@@ -65,7 +71,7 @@ class MalformedHttpIT {
     void badPercentEncodingIs400WithJsonError(String path) throws Exception {
         TreeSet<String> before = FileTree.of(root);
         for (String method : new String[] {"GET", "PUT", "DELETE"}) {
-            RawHttp.Response r = exchange(method + " /v1/files/" + path + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nConnection: close\r\n\r\nz");
+            RawResponse r = exchange(method + " /v1/files/" + path + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nConnection: close\r\n\r\nz");
             assertThat(r.status()).as("%s /v1/files/%s → %s %s", method, path, r.status(), r.text()).isEqualTo(400);
             assertThat(r.header("content-type")).as("%s %s content type", method, path).startsWith("application/json");
             assertThat(r.text()).contains("INVALID_ARGUMENT");
@@ -75,7 +81,7 @@ class MalformedHttpIT {
 
     @Test
     void oversizedHeaderIsRejected() throws Exception {
-        RawHttp.Response r = exchange("GET /v1/files/existing.txt HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(64 * 1024)
+        RawResponse r = exchange("GET /v1/files/existing.txt HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(64 * 1024)
                 + "\r\nConnection: close\r\n\r\n");
         assertThat(r.status()).as("64 KiB header").isIn(400, 431);
     }
@@ -86,13 +92,13 @@ class MalformedHttpIT {
         for (int i = 0; i < 2000; i++) {
             sb.append("X-H").append(i).append(": ").append("v".repeat(40)).append("\r\n");
         }
-        RawHttp.Response r = exchange(sb.append("Connection: close\r\n\r\n").toString());
+        RawResponse r = exchange(sb.append("Connection: close\r\n\r\n").toString());
         assertThat(r.status()).as("2000 headers").isIn(400, 431);
     }
 
     @Test
     void oversizedRequestLineIsRejected() throws Exception {
-        RawHttp.Response r = exchange("GET /v1/files/" + "d/".repeat(50_000) + "f HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        RawResponse r = exchange("GET /v1/files/" + "d/".repeat(50_000) + "f HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assertThat(r.status()).as("100 KB request line").isIn(400, 414, 431);
     }
 
@@ -101,10 +107,10 @@ class MalformedHttpIT {
         "Content-Length: 3\r\nContent-Length: 4", "Transfer-Encoding: gzip, chunked, identity"})
     void badFramingIsA4xxAndWritesNothing(String header) throws Exception {
         TreeSet<String> before = FileTree.of(root);
-        try (RawHttp http = new RawHttp(daemon.restPort(), Duration.ofSeconds(30))) {
+        try (RawHttp http = connect(Duration.ofSeconds(30))) {
             http.send("PUT /v1/files/framing.txt HTTP/1.1\r\nHost: x\r\n" + header + "\r\nConnection: close\r\n\r\nabcd");
             try {
-                RawHttp.Response r = http.read();
+                RawResponse r = http.read();
                 assertThat(r.status()).as("PUT with %s → %s", header, r.text()).isBetween(400, 499);
             } catch (RawHttp.ClosedWithoutResponse e) {
                 // closing the connection on unparseable framing is also acceptable
@@ -117,10 +123,10 @@ class MalformedHttpIT {
     @Test
     void invalidChunkIsA4xxAndWritesNothing() throws Exception {
         TreeSet<String> before = FileTree.of(root);
-        try (RawHttp http = new RawHttp(daemon.restPort(), Duration.ofSeconds(30))) {
+        try (RawHttp http = connect(Duration.ofSeconds(30))) {
             http.send("PUT /v1/files/chunk.txt HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\nzz\r\nxx\r\n");
             try {
-                RawHttp.Response r = http.read();
+                RawResponse r = http.read();
                 assertThat(r.status()).as("bad chunk size → %s", r.text()).isBetween(400, 499);
             } catch (RawHttp.ClosedWithoutResponse e) {
                 // acceptable
@@ -133,7 +139,7 @@ class MalformedHttpIT {
     @Test
     void notHttpAtAllIsRejectedOrClosed() throws Exception {
         byte[] tlsHello = {0x16, 0x03, 0x01, 0x00, (byte) 0xa5, 0x01, 0x00, 0x00, (byte) 0xa1, 0x03, 0x03, 0, 0, 0, '\r', '\n', '\r', '\n'};
-        try (RawHttp http = new RawHttp(daemon.restPort(), Duration.ofSeconds(20))) {
+        try (RawHttp http = connect(Duration.ofSeconds(20))) {
             http.send(tlsHello);
             try {
                 assertThat(http.read().status()).isBetween(400, 499);
@@ -147,14 +153,14 @@ class MalformedHttpIT {
 
     @Test
     void unknownMethodIsNotA5xx() throws Exception {
-        RawHttp.Response r = exchange("BREW /v1/files/existing.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        RawResponse r = exchange("BREW /v1/files/existing.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assertThat(r.status()).as("BREW → %s", r.text()).isIn(400, 405, 501);
     }
 
     @Test
     void stalledBodyIsClosedByTheIdleTimeoutAndLeavesNoFile() throws Exception {
         TreeSet<String> before = FileTree.of(root);
-        try (RawHttp http = new RawHttp(daemon.restPort(), Duration.ofSeconds(45))) {
+        try (RawHttp http = connect(Duration.ofSeconds(45))) {
             http.send("PUT /v1/files/stalled.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789");
             long t0 = System.nanoTime();
             assertThat(http.closedByPeer()).as("connection with a stalled body closed within 45 s (idle timeout 3 s)").isTrue();
@@ -166,7 +172,7 @@ class MalformedHttpIT {
 
     @Test
     void stalledHeadersAreClosedByTheIdleTimeout() throws Exception {
-        try (RawHttp http = new RawHttp(daemon.restPort(), Duration.ofSeconds(45))) {
+        try (RawHttp http = connect(Duration.ofSeconds(45))) {
             http.send("GET /v1/health HTTP/1.1\r\nHost: x\r\n");
             assertThat(http.closedByPeer()).as("connection with unfinished headers closed within 45 s").isTrue();
         }
@@ -175,7 +181,7 @@ class MalformedHttpIT {
     @Test
     void tricklingBodyIsBoundedToo() throws Exception {
         TreeSet<String> before = FileTree.of(root);
-        try (RawHttp http = new RawHttp(daemon.restPort(), Duration.ofSeconds(1))) {
+        try (RawHttp http = connect(Duration.ofSeconds(1))) {
             http.send("PUT /v1/files/trickle.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n");
             long t0 = System.nanoTime();
             boolean closed = false;

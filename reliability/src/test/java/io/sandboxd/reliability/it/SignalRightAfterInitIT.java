@@ -1,21 +1,22 @@
 package io.sandboxd.reliability.it;
 
 import io.grpc.Status;
-import io.sandboxd.api.process.v1.PTY;
-import io.sandboxd.api.process.v1.ProcessConfig;
-import io.sandboxd.api.process.v1.SendSignalRequest;
 import io.sandboxd.api.process.v1.Signal;
-import io.sandboxd.api.process.v1.StartRequest;
-import io.sandboxd.reliability.client.Grpc;
-import io.sandboxd.reliability.client.StartStream;
-import io.sandboxd.reliability.daemon.DaemonLauncher;
-import io.sandboxd.reliability.daemon.RunningDaemon;
+import io.sandboxd.client.Command;
+import io.sandboxd.client.GrpcCallException;
+import io.sandboxd.client.RemoteProcess;
+import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.client.StartRecorder;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.Poll;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.proc.ProcessTable;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,8 +38,9 @@ class SignalRightAfterInitIT {
     @Test
     void immediateSignalsAndCancelsAreNeverLost() throws Exception {
         String marker = "120." + (System.nanoTime() % 1_000_000_000L);
-        try (RunningDaemon daemon = DaemonLauncher.start(TestDaemons.spec("SignalRightAfterInitIT"));
-             Grpc grpc = new Grpc("127.0.0.1", daemon.grpcPort(), Optional.empty())) {
+        try (RunningDaemon daemon = spec("SignalRightAfterInitIT").start();
+             SandboxdClient client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
+            SandboxdClient streams = client.withStreamDeadline(Duration.ofSeconds(60));
             ConcurrentLinkedQueue<String> lost = new ConcurrentLinkedQueue<>();
             ExecutorService pool = Executors.newFixedThreadPool(THREADS);
             List<Future<?>> runs = new ArrayList<>();
@@ -48,29 +50,25 @@ class SignalRightAfterInitIT {
                     for (int i = 0; i < PER_THREAD; i++) {
                         int kind = (i + thread) % 4;
                         boolean pty = i % 5 == 4;
-                        StartRequest.Builder req = StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
-                                .addAllCommand(List.of("sleep", marker)));
-                        if (pty) {
-                            req.setPty(PTY.newBuilder().setCols(80).setRows(24));
-                        }
-                        StartStream s = StartStream.open(grpc, req.build(), Duration.ofSeconds(60));
+                        Command sleep = Command.of("sleep", marker);
+                        StartRecorder s = new StartRecorder();
+                        RemoteProcess p = streams.start(pty ? sleep.tty(80, 24) : sleep, s);
                         try {
-                            int pid = s.awaitInit(Duration.ofSeconds(30));
+                            int pid = Streams.pid(s, Duration.ofSeconds(30));
                             if (kind == 3) {
-                                s.cancel();
-                                s.awaitDone(Duration.ofSeconds(30));
+                                p.cancel();
+                                Streams.ended(s, Duration.ofSeconds(30));
                                 continue;
                             }
                             Signal sig = kind == 0 ? Signal.SIGNAL_SIGINT : kind == 1 ? Signal.SIGNAL_SIGTERM : Signal.SIGNAL_SIGKILL;
-                            grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).sendSignal(
-                                    SendSignalRequest.newBuilder().setProcessId(pid).setSignal(sig).build());
-                            Status st = s.awaitDone(Duration.ofSeconds(15));
+                            client.sendSignal(pid, sig);
+                            Status st = Streams.ended(s, Duration.ofSeconds(15));
                             if (!st.isOk() || s.exitCode() == null || s.exitCode() != 128 + sig.getNumber()) {
                                 lost.add(sig + (pty ? " (pty)" : "") + ": " + st + " exit " + s.exitCode());
                             }
                         } catch (Exception e) {
                             lost.add((kind == 3 ? "cancel" : "signal kind " + kind) + (pty ? " (pty)" : "") + ": " + e.getMessage());
-                            s.cancel();
+                            p.cancel();
                         }
                     }
                     return null;
@@ -81,10 +79,10 @@ class SignalRightAfterInitIT {
             }
             pool.shutdown();
             assertThat(lost).as("signals that did not end their process (of %d)", THREADS * PER_THREAD).isEmpty();
-            Poll.await(Duration.ofSeconds(30), () -> Procs.liveWithArgument(marker).isEmpty(),
-                    () -> Procs.liveWithArgument(marker).size() + " sleep processes survived their cancel or signal");
+            Poll.await(Duration.ofSeconds(30), () -> ProcessTable.read().liveWithArgument(marker).isEmpty(),
+                    () -> ProcessTable.read().liveWithArgument(marker).size() + " sleep processes survived their cancel or signal");
         } finally {
-            Procs.killAllWithArgument(marker);
+            ProcessTable.killAllWithArgument(marker);
         }
     }
 
@@ -95,26 +93,28 @@ class SignalRightAfterInitIT {
      */
     @Test
     void idIsForgottenByTheTimeTheClientSeesTheStreamEnd() throws Exception {
-        try (RunningDaemon daemon = DaemonLauncher.start(TestDaemons.spec("SignalRightAfterInitIT-forgotten"));
-             Grpc grpc = new Grpc("127.0.0.1", daemon.grpcPort(), Optional.empty())) {
+        try (RunningDaemon daemon = spec("SignalRightAfterInitIT-forgotten").start();
+             SandboxdClient client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
             List<String> wrong = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
-                StartStream s = StartStream.open(grpc, StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
-                        .addAllCommand(List.of("true"))).build(), Duration.ofSeconds(60));
-                int pid = s.awaitInit(Duration.ofSeconds(30));
-                assertThat(s.awaitDone(Duration.ofSeconds(30))).isEqualTo(Status.OK);
+                StartRecorder s = new StartRecorder();
+                client.withStreamDeadline(Duration.ofSeconds(60)).start(Command.of("true"), s);
+                int pid = Streams.pid(s, Duration.ofSeconds(30));
+                assertThat(Streams.ended(s, Duration.ofSeconds(30))).isEqualTo(Status.OK);
                 try {
-                    grpc.blocking().withDeadlineAfter(30, TimeUnit.SECONDS).writeStdin(
-                            io.sandboxd.api.process.v1.WriteStdinRequest.newBuilder().setProcessId(pid)
-                                    .setInput(com.google.protobuf.ByteString.copyFromUtf8("x")).build());
+                    client.writeStdin(pid, "x".getBytes(StandardCharsets.UTF_8));
                     wrong.add("WriteStdin to " + pid + " after its stream ended succeeded");
-                } catch (io.grpc.StatusRuntimeException e) {
-                    if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {
-                        wrong.add("WriteStdin to " + pid + " after its stream ended: " + e.getStatus());
+                } catch (GrpcCallException e) {
+                    if (e.code() != Status.Code.NOT_FOUND) {
+                        wrong.add("WriteStdin to " + pid + " after its stream ended: " + e.status());
                     }
                 }
             }
             assertThat(wrong).isEmpty();
         }
+    }
+
+    private static DaemonSpec spec(String name) {
+        return DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withLogName(name);
     }
 }

@@ -1,11 +1,11 @@
 package io.sandboxd.reliability.it;
 
-import io.sandboxd.reliability.daemon.DaemonLauncher;
-import io.sandboxd.reliability.daemon.RunningDaemon;
 import io.sandboxd.api.GoDuration;
 import io.sandboxd.reliability.soak.SoakReport;
 import io.sandboxd.reliability.soak.SoakRun;
 import io.sandboxd.reliability.soak.SoakSettings;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.RunningDaemon;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -27,9 +27,9 @@ class SoakIT {
     void mixedLoadIsServedCorrectlyAndResourcesReturnToBaseline() throws Exception {
         Duration duration = GoDuration.parse(System.getProperty("soak.duration", "60s"));
         int clients = Integer.getInteger("soak.clients", 8);
-        try (RunningDaemon daemon = DaemonLauncher.start(TestDaemons.spec("SoakIT"))) {
-            SoakSettings settings = SoakSettings.of("127.0.0.1:" + daemon.grpcPort(), daemon.restBase(),
-                    Optional.of(daemon.pid()), duration, clients);
+        try (RunningDaemon daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withLogName("SoakIT").start()) {
+            SoakSettings settings = SoakSettings.of(daemon.grpcTarget(), daemon.restBase(),
+                    Optional.of(daemon.jvmPid()), duration, clients);
             SoakReport report = new SoakRun(settings, System.out).run();
             String text = report.render() + "seed: " + settings.seed() + "\n";
             System.out.print(text);
