@@ -33,8 +33,7 @@ public final class GoDuration {
             pos = m.end();
         }
         if (pos == 0 || pos != v.length()) {
-            throw new IllegalArgumentException(
-                    "invalid duration \"" + text + "\" (expected e.g. 10s, 500ms, 1m30s)");
+            throw new IllegalArgumentException("invalid duration \"" + text + "\" (expected e.g. 10s, 500ms, 1m30s)");
         }
         try {
             return Duration.ofNanos(nanos.setScale(0, RoundingMode.DOWN).longValueExact());

@@ -7,7 +7,6 @@ import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.proc.ProcStatus;
 import io.sandboxd.testkit.proc.ProcessObserver;
 import io.sandboxd.testkit.proc.ResourceSampler;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -103,7 +102,8 @@ public final class BenchMain {
                     problems.forEach(p -> out.println("  - " + p));
                     return 1;
                 }
-                out.println("Regression guard passed: no guarded ratio worse than " + o.maxRegression + "x of " + o.baseline);
+                out.println("Regression guard passed: no guarded ratio worse than " + o.maxRegression + "x of "
+                        + o.baseline);
             }
             return 0;
         } catch (Exception e) {
@@ -204,7 +204,9 @@ public final class BenchMain {
         }
         List<String> trivialOpts = DaemonStartup.jvmOptionsForTrivialProgram(commandLine(d.jvmPid()));
         String java = new ProcessObserver(d.jvmPid()).exe().toString();
-        info.put("trivial_java_command", java + " " + String.join(" ", trivialOpts) + " -cp <bench> " + TrivialMain.class.getName());
+        info.put(
+                "trivial_java_command",
+                java + " " + String.join(" ", trivialOpts) + " -cp <bench> " + TrivialMain.class.getName());
         stop(d.daemon());
         int runs = o.startupRuns();
         double[] accept = new double[runs];
@@ -231,17 +233,25 @@ public final class BenchMain {
         daemon = d.daemon();
         daemonJvm = d.jvmPid();
         Stats triv = Stats.of(trivial);
-        metrics.add(new Metric("startup_ports_accepting", "ms", Stats.of(accept)).against("trivial_java_exit", triv)
-                .atMost(4.0, "<= 4x trivial Java").note("exec -> both ports accept TCP"));
-        metrics.add(new Metric("startup_ports_serving", "ms", Stats.of(serving)).against("trivial_java_exit", triv)
-                .atMost(4.0, "<= 4x trivial Java").note("exec -> /v1/health 200 and a gRPC answer"));
+        metrics.add(new Metric("startup_ports_accepting", "ms", Stats.of(accept))
+                .against("trivial_java_exit", triv)
+                .atMost(4.0, "<= 4x trivial Java")
+                .note("exec -> both ports accept TCP"));
+        metrics.add(new Metric("startup_ports_serving", "ms", Stats.of(serving))
+                .against("trivial_java_exit", triv)
+                .atMost(4.0, "<= 4x trivial Java")
+                .note("exec -> /v1/health 200 and a gRPC answer"));
         Stats rss = Stats.of(idleRss);
-        metrics.add(new Metric("rss_idle", "MiB", rss).ratio(rss.p50() / 64.0).atMost(1.0, "<= 64 MiB")
+        metrics.add(new Metric("rss_idle", "MiB", rss)
+                .ratio(rss.p50() / 64.0)
+                .atMost(1.0, "<= 64 MiB")
                 .note("VmRSS " + o.settleMs() + " ms after serving"));
         Stats anon = Stats.of(idleAnon);
-        metrics.add(new Metric("rss_idle_private", "MiB", anon).ratio(anon.p50() / 64.0)
+        metrics.add(new Metric("rss_idle_private", "MiB", anon)
+                .ratio(anon.p50() / 64.0)
                 .note("RssAnon: the part of rss_idle not backed by shareable files (jar, libjvm, CDS archive)"));
-        metrics.add(new Metric("threads_idle", "threads", Stats.of(idleThreads)).ratio(Stats.of(idleThreads).p50() / 32.0)
+        metrics.add(new Metric("threads_idle", "threads", Stats.of(idleThreads))
+                .ratio(Stats.of(idleThreads).p50() / 32.0)
                 .note("ratio = threads / 32"));
     }
 
@@ -251,22 +261,33 @@ public final class BenchMain {
         Stats fTrue = Stats.of(floor.sequential(n, "/bin/true"));
         Stats fSh = Stats.of(floor.sequential(n, "/bin/sh", "-c", "echo hi"));
         Stats ex = Stats.of(g.executeLatency(o.executeWarmup(), n, "", "/bin/true"));
-        metrics.add(new Metric("execute_true", "ms", ex).against("spawn_true", fTrue).atMost(1.5, "p50 <= 1.5x floor"));
-        metrics.add(new Metric("execute_true_p99", "ms", ex).against("spawn_true", fTrue).ratio(ex.p99() / fTrue.p50())
-                .atMost(3.0, "p99 <= 3x floor p50").unguarded().note("ratio = p99 / floor p50"));
+        metrics.add(new Metric("execute_true", "ms", ex)
+                .against("spawn_true", fTrue)
+                .atMost(1.5, "p50 <= 1.5x floor"));
+        metrics.add(new Metric("execute_true_p99", "ms", ex)
+                .against("spawn_true", fTrue)
+                .ratio(ex.p99() / fTrue.p50())
+                .atMost(3.0, "p99 <= 3x floor p50")
+                .unguarded()
+                .note("ratio = p99 / floor p50"));
         Stats rtt = Stats.of(g.noopLatency(o.executeWarmup(), n));
-        metrics.add(new Metric("grpc_noop_rtt", "ms", rtt).against("spawn_true", fTrue).unguarded()
+        metrics.add(new Metric("grpc_noop_rtt", "ms", rtt)
+                .against("spawn_true", fTrue)
+                .unguarded()
                 .note("SendSignal to a missing id: the gRPC round trip alone"));
         metrics.add(new Metric("execute_true_minus_rtt", "ms", Stats.of(new double[] {ex.p50() - rtt.p50()}))
-                .against("spawn_true", fTrue).unguarded()
+                .against("spawn_true", fTrue)
+                .unguarded()
                 .note("execute_true p50 - grpc_noop_rtt p50: the process part of an Execute vs the floor"));
         Stats sh = Stats.of(g.executeLatency(o.executeWarmup() / 2, n, "hi\n", "/bin/sh", "-c", "echo hi"));
         metrics.add(new Metric("execute_sh_echo", "ms", sh).against("spawn_sh_echo", fSh));
         for (int c : new int[] {8, 64}) {
             Stats base = Stats.ofRates(floor.concurrentRates(c, o.windows(), o.windowMs()));
             Stats rates = Stats.ofRates(g.executeRates(c, o.windows(), o.windowMs()));
-            metrics.add(new Metric("execute_ops_" + c + "_clients", "ops/s", rates).against("spawn_ops_" + c, base)
-                    .higherIsBetter().note("p99 column = slowest 1% window"));
+            metrics.add(new Metric("execute_ops_" + c + "_clients", "ops/s", rates)
+                    .against("spawn_ops_" + c, base)
+                    .higherIsBetter()
+                    .note("p99 column = slowest 1% window"));
         }
     }
 
@@ -277,11 +298,13 @@ public final class BenchMain {
         Stats pipe = Stats.ofRates(LocalBaselines.pipe(bytes, runs));
         g.startThroughput(Math.min(bytes, 64L << 20), 1);
         Stats st = Stats.ofRates(g.startThroughput(bytes, runs));
-        metrics.add(new Metric("start_stream_" + human(bytes), "MB/s", st).against("pipe_head_cat", pipe)
+        metrics.add(new Metric("start_stream_" + human(bytes), "MB/s", st)
+                .against("pipe_head_cat", pipe)
                 .atLeast(0.5, ">= 50% of pipe"));
         Stats fSh = Stats.of(floor.sequential(o.executeN() / 2, "/bin/echo", "hi"));
         Stats ttfb = Stats.of(g.startTimeToFirstByte(o.executeWarmup() / 2, o.executeN() / 2));
-        metrics.add(new Metric("start_first_byte", "ms", ttfb).against("spawn_echo", fSh)
+        metrics.add(new Metric("start_first_byte", "ms", ttfb)
+                .against("spawn_echo", fSh)
                 .note("Start(echo hi) -> first stdout event"));
     }
 
@@ -293,16 +316,22 @@ public final class BenchMain {
         writeRandomFile(src, bytes);
         Stats cp = Stats.ofRates(LocalBaselines.cpSync(src, local.resolve("big.copy"), runs));
         Stats put = Stats.ofRates(r.putFile(src, runs));
-        metrics.add(new Metric("put_" + human(bytes), "MB/s", put).against("cp_sync", cp).atLeast(0.5, ">= 50% of cp+sync"));
+        metrics.add(new Metric("put_" + human(bytes), "MB/s", put)
+                .against("cp_sync", cp)
+                .atLeast(0.5, ">= 50% of cp+sync"));
         Stats cat = Stats.ofRates(LocalBaselines.cat(src, runs));
         Stats get = Stats.ofRates(r.getFile(bytes, runs));
-        metrics.add(new Metric("get_" + human(bytes), "MB/s", get).against("cat", cat).atLeast(0.25, ">= 25% of cat"));
+        metrics.add(new Metric("get_" + human(bytes), "MB/s", get)
+                .against("cat", cat)
+                .atLeast(0.25, ">= 25% of cat"));
         Files.deleteIfExists(src);
         Path small = Files.createDirectories(local.resolve("small"));
         for (int c : new int[] {1, 8}) {
             Stats base = Stats.ofRates(LocalBaselines.smallFileRoundTrips(small, c, o.windows(), o.windowMs()));
             Stats rt = Stats.ofRates(r.smallRoundTrips(c, o.windows(), o.windowMs()));
-            Metric m = new Metric("rt_4k_" + c + "_clients", "rt/s", rt).against("local_4k_" + c, base).higherIsBetter();
+            Metric m = new Metric("rt_4k_" + c + "_clients", "rt/s", rt)
+                    .against("local_4k_" + c, base)
+                    .higherIsBetter();
             if (c == 8) {
                 m.atLeast(0.35, ">= 35% of local");
             }
@@ -323,7 +352,8 @@ public final class BenchMain {
         });
         Metric m = new Metric("streams_" + n + "_concurrent", "ms", Stats.of(new double[] {cr.totalMs()}))
                 .note(cr.completed() + "/" + n + " completed, " + cr.errors() + " errors, all live after "
-                        + Math.round(cr.allReadyMs()) + " ms" + (cr.firstError() != null ? "; first error: " + cr.firstError() : ""));
+                        + Math.round(cr.allReadyMs()) + " ms"
+                        + (cr.firstError() != null ? "; first error: " + cr.firstError() : ""));
         m.targetText = "all complete, 0 errors";
         m.met = cr.completed() == n && cr.errors() == 0;
         metrics.add(m);
@@ -331,10 +361,13 @@ public final class BenchMain {
             failures.put("streams", m.note);
         }
         if (liveRss[0] > 0) {
-            metrics.add(new Metric("rss_" + n + "_live_streams", "MiB", Stats.of(liveRss)).ratio(liveRss[0] / 192.0)
-                    .atMost(1.0, "<= 192 MiB").note("VmRSS with all streams live"));
+            metrics.add(new Metric("rss_" + n + "_live_streams", "MiB", Stats.of(liveRss))
+                    .ratio(liveRss[0] / 192.0)
+                    .atMost(1.0, "<= 192 MiB")
+                    .note("VmRSS with all streams live"));
             metrics.add(new Metric("threads_" + n + "_live_streams", "threads", Stats.of(liveThreads))
-                    .ratio(liveThreads[0] / 32.0).note("ratio = threads / 32"));
+                    .ratio(liveThreads[0] / 32.0)
+                    .note("ratio = threads / 32"));
         }
     }
 
@@ -343,16 +376,21 @@ public final class BenchMain {
         ProcStatus st = status(daemonJvm);
         double peak = mib(st.peakRssBytes());
         double rss = mib(st.rssBytes());
-        metrics.add(new Metric("rss_peak", "MiB", Stats.of(new double[] {peak})).ratio(peak / 192.0)
+        metrics.add(new Metric("rss_peak", "MiB", Stats.of(new double[] {peak}))
+                .ratio(peak / 192.0)
                 .note("VmHWM over the whole run; ratio = / 192 MiB"));
-        metrics.add(new Metric("rss_after", "MiB", Stats.of(new double[] {rss})).ratio(rss / 64.0)
+        metrics.add(new Metric("rss_after", "MiB", Stats.of(new double[] {rss}))
+                .ratio(rss / 64.0)
                 .note("VmRSS " + o.settleMs() * 2 + " ms after the load; ratio = / 64 MiB"));
         metrics.add(new Metric("threads_peak", "threads", Stats.of(new double[] {sampler.maxThreads()}))
-                .ratio(sampler.maxThreads() / 32.0).unguarded().note("max sampled every 25 ms"));
+                .ratio(sampler.maxThreads() / 32.0)
+                .unguarded()
+                .note("max sampled every 25 ms"));
     }
 
     private static ProcStatus status(long pid) {
-        return ProcStatus.read(pid).orElseThrow(() -> new IllegalStateException("the daemon (pid " + pid + ") has gone"));
+        return ProcStatus.read(pid)
+                .orElseThrow(() -> new IllegalStateException("the daemon (pid " + pid + ") has gone"));
     }
 
     private static List<String> commandLine(long pid) {

@@ -27,8 +27,8 @@ final class BenchOptions {
     String grpc;
     String rest;
     String startDaemon;
-    List<String> jvmOpts = new ArrayList<>(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss256k",
-            "-XX:MaxRAMPercentage=25", "-Xshare:auto"));
+    List<String> jvmOpts = new ArrayList<>(List.of(
+            "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss256k", "-XX:MaxRAMPercentage=25", "-Xshare:auto"));
     boolean quick;
     Path json;
     Path baseline;
@@ -64,7 +64,10 @@ final class BenchOptions {
                         case "--grpc" -> o.grpc = v;
                         case "--rest" -> o.rest = v.endsWith("/") ? v.substring(0, v.length() - 1) : v;
                         case "--start-daemon" -> o.startDaemon = v;
-                        case "--jvm-opts" -> o.jvmOpts = Arrays.stream(v.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
+                        case "--jvm-opts" ->
+                            o.jvmOpts = Arrays.stream(v.trim().split("\\s+"))
+                                    .filter(s -> !s.isEmpty())
+                                    .toList();
                         case "--json" -> o.json = Path.of(v);
                         case "--baseline" -> o.baseline = Path.of(v);
                         case "--max-regression" -> o.maxRegression = Double.parseDouble(v);

@@ -19,10 +19,10 @@ final class ClientJvm {
     static final String RELAUNCHED = "sandboxd.bench.relaunched";
     /** Set to "keep" to measure with the JVM as started (e.g. to see the difference). */
     static final String KEEP_ENV = "SANDBOXD_BENCH_CLIENT_JVM";
+
     static final List<String> OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
-    private ClientJvm() {
-    }
+    private ClientJvm() {}
 
     /** True unless this JVM already runs with {@link #OPTIONS} or was asked to stay as it is. */
     static boolean shouldRelaunch() {
@@ -37,8 +37,8 @@ final class ClientJvm {
         List<String> args = ManagementFactory.getRuntimeMXBean().getInputArguments();
         String jit = args.contains("-XX:TieredStopAtLevel=1") ? "C1 only" : "tiered C1+C2";
         String gc = ManagementFactory.getGarbageCollectorMXBeans().get(0).getName();
-        return System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
-                + " (" + jit + ", " + gc + ")";
+        return System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + " (" + jit + ", "
+                + gc + ")";
     }
 
     static List<String> command(String[] args) {

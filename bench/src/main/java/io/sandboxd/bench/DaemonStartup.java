@@ -9,7 +9,6 @@ import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.Poll;
 import io.sandboxd.testkit.RunningDaemon;
-
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -28,11 +27,9 @@ final class DaemonStartup {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(180); // a first launch may build a CDS archive
 
     /** A started daemon, its JVM and its two startup times. */
-    record Started(RunningDaemon daemon, long jvmPid, double acceptMs, double servingMs) {
-    }
+    record Started(RunningDaemon daemon, long jvmPid, double acceptMs, double servingMs) {}
 
-    private DaemonStartup() {
-    }
+    private DaemonStartup() {}
 
     /**
      * @param launch  a launcher script (anything not ending in .jar) or a jar
@@ -50,7 +47,9 @@ final class DaemonStartup {
             }
         }
         // Users drive the daemon (and the launcher) through SANDBOXD_* variables: they stay.
-        spec = spec.withInheritedSandboxdEnv(true).withRootDir(root).withLogs(logDir, "daemon")
+        spec = spec.withInheritedSandboxdEnv(true)
+                .withRootDir(root)
+                .withLogs(logDir, "daemon")
                 .withReadyTimeout(READY_TIMEOUT);
         return token == null ? spec : spec.withAuthToken(token);
     }
@@ -76,8 +75,12 @@ final class DaemonStartup {
     /** Starts the daemon; ready means {@code /v1/health} 200 (testkit) and a gRPC answer (here). */
     static Started start(DaemonSpec spec, String token) throws IOException {
         RunningDaemon d = spec.start();
-        try (SandboxdClient c = SandboxdClient.builder().grpcTarget(d.grpcTarget()).restBase(d.restBase()).token(token)
-                .callTimeout(Duration.ofSeconds(2)).build()) {
+        try (SandboxdClient c = SandboxdClient.builder()
+                .grpcTarget(d.grpcTarget())
+                .restBase(d.restBase())
+                .token(token)
+                .callTimeout(Duration.ofSeconds(2))
+                .build()) {
             long deadline = d.launchedNanos() + READY_TIMEOUT.toNanos();
             while (!answers(c)) {
                 Poll.sleep(1);
@@ -98,7 +101,10 @@ final class DaemonStartup {
     /** A cheap call that proves the service answers: SendSignal to an id that cannot exist. */
     private static boolean answers(SandboxdClient c) {
         try {
-            c.sendSignal(SendSignalRequest.newBuilder().setProcessId(Integer.MAX_VALUE).setSignal(Signal.SIGNAL_SIGTERM).build());
+            c.sendSignal(SendSignalRequest.newBuilder()
+                    .setProcessId(Integer.MAX_VALUE)
+                    .setSignal(Signal.SIGNAL_SIGTERM)
+                    .build());
             return true;
         } catch (GrpcCallException e) {
             return e.code() != Status.Code.UNAVAILABLE && e.code() != Status.Code.DEADLINE_EXCEEDED;
@@ -112,13 +118,20 @@ final class DaemonStartup {
         List<String> opts = new ArrayList<>();
         for (int i = 1; i < cmdline.size(); i++) {
             String a = cmdline.get(i);
-            if (a.equals("-jar") || a.equals("-cp") || a.equals("-classpath") || a.equals("--class-path")
+            if (a.equals("-jar")
+                    || a.equals("-cp")
+                    || a.equals("-classpath")
+                    || a.equals("--class-path")
                     || !a.startsWith("-")) {
                 break;
             }
-            if (a.startsWith("-XX:SharedArchiveFile") || a.startsWith("-XX:AOTCache") || a.startsWith("-XX:AOTMode")
-                    || a.startsWith("-XX:ArchiveClassesAtExit") || a.startsWith("-XX:AOTCacheOutput")
-                    || a.startsWith("-XX:+AutoCreateSharedArchive") || a.startsWith("-Dsandboxd.")) {
+            if (a.startsWith("-XX:SharedArchiveFile")
+                    || a.startsWith("-XX:AOTCache")
+                    || a.startsWith("-XX:AOTMode")
+                    || a.startsWith("-XX:ArchiveClassesAtExit")
+                    || a.startsWith("-XX:AOTCacheOutput")
+                    || a.startsWith("-XX:+AutoCreateSharedArchive")
+                    || a.startsWith("-Dsandboxd.")) {
                 continue;
             }
             opts.add(a);
@@ -127,10 +140,16 @@ final class DaemonStartup {
     }
 
     /** exec→exit ms of a trivial Java program with the given JVM options, {@code n} runs after {@code warmup}. */
-    static double[] trivialJava(String java, List<String> opts, int warmup, int n) throws IOException, InterruptedException {
+    static double[] trivialJava(String java, List<String> opts, int warmup, int n)
+            throws IOException, InterruptedException {
         String cp;
         try {
-            cp = Path.of(TrivialMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            cp = Path.of(TrivialMain.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .toString();
         } catch (java.net.URISyntaxException e) {
             throw new IOException(e);
         }
@@ -141,7 +160,10 @@ final class DaemonStartup {
         double[] out = new double[n];
         for (int i = -warmup; i < n; i++) {
             long t = System.nanoTime();
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process p = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             int rc = p.waitFor();
             double ms = (System.nanoTime() - t) / 1e6;
             if (rc != 0) {

@@ -12,7 +12,6 @@ import io.sandboxd.client.GrpcCallException;
 import io.sandboxd.client.RemoteProcess;
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.client.StartRecorder;
-
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,11 +54,19 @@ final class GrpcBench implements Closeable {
 
     /** A client on a new channel of its own (closed by {@link #close()}). */
     SandboxdClient newClient() {
-        ManagedChannel ch = NettyChannelBuilder.forTarget(target).usePlaintext().maxInboundMessageSize(16 << 20).build();
+        ManagedChannel ch = NettyChannelBuilder.forTarget(target)
+                .usePlaintext()
+                .maxInboundMessageSize(16 << 20)
+                .build();
         synchronized (channels) {
             channels.add(ch);
         }
-        return SandboxdClient.builder().grpcTarget(target).restBase(restBase).token(token).channel(ch).build();
+        return SandboxdClient.builder()
+                .grpcTarget(target)
+                .restBase(restBase)
+                .token(token)
+                .channel(ch)
+                .build();
     }
 
     private static void shutdown(SandboxdClient c) {
@@ -83,18 +90,24 @@ final class GrpcBench implements Closeable {
      * cost before any process is involved, to set Execute's latency against.
      */
     double[] noopLatency(int warmup, int n) {
-        SendSignalRequest req = SendSignalRequest.newBuilder().setProcessId(Integer.MAX_VALUE)
-                .setSignal(Signal.SIGNAL_SIGTERM).build();
-        return sequentialLatency(warmup, n, () -> {
-            try {
-                main.sendSignal(req);
-            } catch (GrpcCallException e) {
-                if (e.code() == Status.Code.DEADLINE_EXCEEDED) {
-                    throw e;
-                }
-            }
-            return null;
-        }, r -> { });
+        SendSignalRequest req = SendSignalRequest.newBuilder()
+                .setProcessId(Integer.MAX_VALUE)
+                .setSignal(Signal.SIGNAL_SIGTERM)
+                .build();
+        return sequentialLatency(
+                warmup,
+                n,
+                () -> {
+                    try {
+                        main.sendSignal(req);
+                    } catch (GrpcCallException e) {
+                        if (e.code() == Status.Code.DEADLINE_EXCEEDED) {
+                            throw e;
+                        }
+                    }
+                    return null;
+                },
+                r -> {});
     }
 
     /** ms per call of {@code n} sequential calls after {@code warmup} untimed ones; {@code check} runs outside the timing. */
@@ -124,19 +137,21 @@ final class GrpcBench implements Closeable {
             SandboxdClient client = newClient();
             own.add(client);
             SandboxdClient calls = client.withCallTimeout(Duration.ofSeconds(60));
-            ts[c] = new Thread(() -> {
-                while (!stop.get()) {
-                    try {
-                        if (calls.execute(req).exitCode() == 0) {
-                            ops.incrementAndGet();
-                        } else {
-                            errors.incrementAndGet();
+            ts[c] = new Thread(
+                    () -> {
+                        while (!stop.get()) {
+                            try {
+                                if (calls.execute(req).exitCode() == 0) {
+                                    ops.incrementAndGet();
+                                } else {
+                                    errors.incrementAndGet();
+                                }
+                            } catch (RuntimeException e) {
+                                errors.incrementAndGet();
+                            }
                         }
-                    } catch (RuntimeException e) {
-                        errors.incrementAndGet();
-                    }
-                }
-            }, "exec-client-" + c);
+                    },
+                    "exec-client-" + c);
             ts[c].start();
         }
         try {
@@ -221,8 +236,8 @@ final class GrpcBench implements Closeable {
         return out;
     }
 
-    record ConcurrentResult(int streams, int completed, int errors, double allReadyMs, double totalMs, String firstError) {
-    }
+    record ConcurrentResult(
+            int streams, int completed, int errors, double allReadyMs, double totalMs, String firstError) {}
 
     /**
      * {@code n} concurrent Start streams of {@code sh -c 'echo ready; read x; echo done'}, spread
@@ -240,7 +255,9 @@ final class GrpcBench implements Closeable {
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
             rs[i] = new StartRecorder();
-            clients.get(i % clients.size()).withStreamDeadline(Duration.ofSeconds(180)).start(cmd, rs[i]);
+            clients.get(i % clients.size())
+                    .withStreamDeadline(Duration.ofSeconds(180))
+                    .start(cmd, rs[i]);
         }
         long readyDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         for (StartRecorder r : rs) {
@@ -280,8 +297,12 @@ final class GrpcBench implements Closeable {
             } else {
                 errors++;
                 if (firstError == null) {
-                    firstError = !ended ? "stream did not end" : !r.status().isOk() ? String.valueOf(r.status())
-                            : "exit " + r.exitCode() + " stdout " + text.strip().replace('\n', '|');
+                    firstError = !ended
+                            ? "stream did not end"
+                            : !r.status().isOk()
+                                    ? String.valueOf(r.status())
+                                    : "exit " + r.exitCode() + " stdout "
+                                            + text.strip().replace('\n', '|');
                 }
             }
         }

@@ -12,15 +12,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /** Same-machine baselines that do the work the runtime does, without the runtime. */
 final class LocalBaselines {
-    private LocalBaselines() {
-    }
+    private LocalBaselines() {}
 
     /** Seconds of a shell command; fails on a non-zero exit. */
     static double timeShell(String script) throws IOException, InterruptedException {
         long t = System.nanoTime();
         Process p = new ProcessBuilder("/bin/sh", "-c", script)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         int rc = p.waitFor();
         double s = (System.nanoTime() - t) / 1e9;
         if (rc != 0) {

@@ -6,7 +6,10 @@ package io.sandboxd.bench;
  * compares against the committed baseline file.
  */
 final class Metric {
-    enum Better { LOWER, HIGHER }
+    enum Better {
+        LOWER,
+        HIGHER
+    }
 
     final String name;
     final String unit;
@@ -22,6 +25,7 @@ final class Metric {
     String note;
     /** The benchmark section that measured it, so a suspected regression can be re-measured alone. */
     String section;
+
     private boolean bestCaseGuard;
 
     Metric(String name, String unit, Stats stats) {

@@ -5,7 +5,6 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -39,9 +38,15 @@ final class Report {
         out.printf(fmt, "metric", "unit", "p50", "p99", "baseline", "base p50", "base p99", "ratio", "target", "ok");
         out.println("-".repeat(140));
         for (Metric m : metrics) {
-            out.printf(fmt, m.name, m.unit, num(m.stats.p50()), num(m.stats.p99()),
+            out.printf(
+                    fmt,
+                    m.name,
+                    m.unit,
+                    num(m.stats.p50()),
+                    num(m.stats.p99()),
                     m.baselineName == null ? "" : m.baselineName,
-                    m.baseline == null ? "" : num(m.baseline.p50()), m.baseline == null ? "" : num(m.baseline.p99()),
+                    m.baseline == null ? "" : num(m.baseline.p50()),
+                    m.baseline == null ? "" : num(m.baseline.p99()),
                     m.ratio == null ? "" : String.format(Locale.ROOT, "%.3f", m.ratio),
                     m.targetText == null ? "" : m.targetText,
                     m.met == null ? "" : m.met ? "MET" : "MISSED");
@@ -158,8 +163,14 @@ final class Report {
             }
             double factor = cost / baseCost;
             if (factor > max) {
-                problems.add(String.format(Locale.ROOT, "%s: guard cost %.3f vs baseline cost %.3f -> %.2fx worse (limit %.1fx)",
-                        name, cost, baseCost, factor, max));
+                problems.add(String.format(
+                        Locale.ROOT,
+                        "%s: guard cost %.3f vs baseline cost %.3f -> %.2fx worse (limit %.1fx)",
+                        name,
+                        cost,
+                        baseCost,
+                        factor,
+                        max));
             }
         });
         return problems;
@@ -174,7 +185,11 @@ final class Report {
         for (Metric m : metrics) {
             Double base = baseline.get(m.name);
             Double cost = m.cost();
-            if (base != null && cost != null && m.guarded && cost / base > max && m.section != null
+            if (base != null
+                    && cost != null
+                    && m.guarded
+                    && cost / base > max
+                    && m.section != null
                     && BenchOptions.SECTIONS.contains(m.section)) {
                 out.add(m.section);
             }

@@ -6,7 +6,6 @@ import io.sandboxd.client.SandboxdException;
 import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
@@ -50,8 +49,10 @@ final class RestBench {
      */
     double[] putFile(Path file, int runs) throws IOException {
         long bytes = Files.size(file);
-        RawRequest head = RawRequest.of("PUT", prefix + "/big.bin").bearer(token)
-                .header("Content-Type", "application/octet-stream").header("Content-Length", Long.toString(bytes));
+        RawRequest head = RawRequest.of("PUT", prefix + "/big.bin")
+                .bearer(token)
+                .header("Content-Type", "application/octet-stream")
+                .header("Content-Length", Long.toString(bytes));
         double[] out = new double[runs];
         for (int i = 0; i < runs; i++) {
             try {
@@ -113,32 +114,34 @@ final class RestBench {
                 puts[k] = RawRequest.put(path, data).bearer(token).header("Content-Type", "application/octet-stream");
                 gets[k] = RawRequest.get(path).bearer(token);
             }
-            ts[c] = new Thread(() -> {
-                RawHttp h = null;
-                try {
-                    int i = 0;
-                    while (!stop.get()) {
-                        int k = i++ % 16;
-                        h = h != null ? h : connect();
-                        RawResponse put = h.send(puts[k]).read();
-                        expect2xx("PUT 4 KiB", put);
-                        h = keepAlive(h, put);
-                        h = h != null ? h : connect();
-                        RawResponse r = h.send(gets[k]).read();
-                        expect2xx("GET 4 KiB", r);
-                        if (!Arrays.equals(r.body(), data)) {
-                            throw new IOException("GET 4 KiB returned different content");
+            ts[c] = new Thread(
+                    () -> {
+                        RawHttp h = null;
+                        try {
+                            int i = 0;
+                            while (!stop.get()) {
+                                int k = i++ % 16;
+                                h = h != null ? h : connect();
+                                RawResponse put = h.send(puts[k]).read();
+                                expect2xx("PUT 4 KiB", put);
+                                h = keepAlive(h, put);
+                                h = h != null ? h : connect();
+                                RawResponse r = h.send(gets[k]).read();
+                                expect2xx("GET 4 KiB", r);
+                                if (!Arrays.equals(r.body(), data)) {
+                                    throw new IOException("GET 4 KiB returned different content");
+                                }
+                                h = keepAlive(h, r);
+                                ops.incrementAndGet();
+                            }
+                        } catch (Exception e) {
+                            error[0] = String.valueOf(e.getMessage());
+                            stop.set(true);
+                        } finally {
+                            closeQuietly(h);
                         }
-                        h = keepAlive(h, r);
-                        ops.incrementAndGet();
-                    }
-                } catch (Exception e) {
-                    error[0] = String.valueOf(e.getMessage());
-                    stop.set(true);
-                } finally {
-                    closeQuietly(h);
-                }
-            }, "rest-client-" + c);
+                    },
+                    "rest-client-" + c);
             ts[c].start();
         }
         try {

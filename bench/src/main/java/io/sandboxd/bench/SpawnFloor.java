@@ -55,7 +55,8 @@ final class SpawnFloor {
                 Path bin = workDir.resolve("spawnfloor");
                 Files.writeString(src, SOURCE);
                 Process p = new ProcessBuilder(cc, "-O2", "-o", bin.toString(), src.toString())
-                        .redirectErrorStream(true).start();
+                        .redirectErrorStream(true)
+                        .start();
                 p.getInputStream().readAllBytes();
                 if (p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0) {
                     return new SpawnFloor(bin);
@@ -80,7 +81,9 @@ final class SpawnFloor {
             double[] out = new double[n];
             for (int i = 0; i < n; i++) {
                 long t = System.nanoTime();
-                Process p = new ProcessBuilder(argv).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                Process p = new ProcessBuilder(argv)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .start();
                 p.waitFor();
                 out[i] = (System.nanoTime() - t) / 1e6;
             }
@@ -90,9 +93,12 @@ final class SpawnFloor {
         cmd.add(helper.toString());
         cmd.add(Integer.toString(n));
         cmd.addAll(List.of(argv));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         List<Double> vals = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))) {
+        try (BufferedReader r =
+                new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))) {
             String line;
             while ((line = r.readLine()) != null) {
                 vals.add(Long.parseLong(line.trim()) / 1e6);
@@ -118,7 +124,8 @@ final class SpawnFloor {
             if (helper != null) {
                 for (int c = 0; c < clients; c++) {
                     ps.add(new ProcessBuilder(helper.toString(), Integer.toString(perClient), "/bin/true")
-                            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start());
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                            .start());
                 }
                 for (Process p : ps) {
                     p.waitFor();

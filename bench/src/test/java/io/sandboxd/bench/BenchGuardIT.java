@@ -1,14 +1,13 @@
 package io.sandboxd.bench;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * The CI regression guard: the quick benchmark against our packaged daemon, started through the
@@ -21,16 +20,29 @@ class BenchGuardIT {
 
     @Test
     void quickBenchmarkDoesNotRegressMoreThan3x() throws Exception {
-        Path repo = Path.of(System.getProperty("sandboxd.repoRoot", "..")).toAbsolutePath().normalize();
+        Path repo = Path.of(System.getProperty("sandboxd.repoRoot", ".."))
+                .toAbsolutePath()
+                .normalize();
         Path launcher = repo.resolve("sandboxd");
-        Path jar = Path.of(System.getProperty("sandboxd.jar", repo.resolve("daemon/target/sandboxd.jar").toString()));
-        Path baseline = Path.of(System.getProperty("bench.baseline", repo.resolve("bench/baseline-quick.json").toString()));
+        Path jar = Path.of(System.getProperty(
+                "sandboxd.jar", repo.resolve("daemon/target/sandboxd.jar").toString()));
+        Path baseline = Path.of(System.getProperty(
+                "bench.baseline", repo.resolve("bench/baseline-quick.json").toString()));
         Path out = Path.of(System.getProperty("bench.out", "target/bench-quick.json"));
         assertThat(jar).as("the daemon jar is built before the bench module").exists();
         assertThat(baseline).as("committed baseline file").exists();
 
-        String[] args = {"--start-daemon", launcher.toString(), "--quick", "--json", out.toString(),
-                "--baseline", baseline.toString(), "--max-regression", "3"};
+        String[] args = {
+            "--start-daemon",
+            launcher.toString(),
+            "--quick",
+            "--json",
+            out.toString(),
+            "--baseline",
+            baseline.toString(),
+            "--max-regression",
+            "3"
+        };
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         PrintStream ps = new PrintStream(buf, true, StandardCharsets.UTF_8);
         long t = System.nanoTime();

@@ -1,26 +1,36 @@
 package io.sandboxd.bench;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class ClientJvmTest {
     @Test
     void relaunchCommandRunsTheBenchMainWithC1AndSerialGcAndTheSameArguments() {
         List<String> cmd = ClientJvm.command(new String[] {"--quick", "--only", "execute"});
         assertThat(cmd.get(0)).endsWith("/bin/java");
-        assertThat(cmd).containsSubsequence("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-D" + ClientJvm.RELAUNCHED + "=true", "-cp", System.getProperty("java.class.path"),
-                BenchMain.class.getName(), "--quick", "--only", "execute");
+        assertThat(cmd)
+                .containsSubsequence(
+                        "-XX:TieredStopAtLevel=1",
+                        "-XX:+UseSerialGC",
+                        "-D" + ClientJvm.RELAUNCHED + "=true",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        BenchMain.class.getName(),
+                        "--quick",
+                        "--only",
+                        "execute");
         // the surefire JVM's own collector/compiler flags are replaced, not repeated
         assertThat(cmd.stream().filter(a -> a.matches("-XX:[+-]Use\\w+GC"))).containsExactly("-XX:+UseSerialGC");
-        assertThat(cmd.stream().filter(a -> a.startsWith("-XX:TieredStopAtLevel"))).containsExactly("-XX:TieredStopAtLevel=1");
+        assertThat(cmd.stream().filter(a -> a.startsWith("-XX:TieredStopAtLevel")))
+                .containsExactly("-XX:TieredStopAtLevel=1");
     }
 
     @Test
     void describesTheCompilerAndCollectorItMeasuresWith() {
-        assertThat(ClientJvm.describe()).containsAnyOf("C1 only", "tiered C1+C2").contains("(");
+        assertThat(ClientJvm.describe())
+                .containsAnyOf("C1 only", "tiered C1+C2")
+                .contains("(");
     }
 }

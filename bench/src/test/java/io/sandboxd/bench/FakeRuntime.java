@@ -18,7 +18,6 @@ import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
 import io.sandboxd.api.process.v1.WriteStdinResponse;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -47,7 +46,10 @@ final class FakeRuntime implements AutoCloseable {
 
     FakeRuntime(Path root) throws IOException {
         this.root = root;
-        grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(new Service()).build().start();
+        grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+                .addService(new Service())
+                .build()
+                .start();
         http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 128);
         http.setExecutor(Executors.newCachedThreadPool());
         http.createContext("/v1/health", ex -> reply(ex, 200, "{\"status\":\"ok\"}"));
@@ -65,7 +67,8 @@ final class FakeRuntime implements AutoCloseable {
 
     private void files(HttpExchange ex) throws IOException {
         try (ex) {
-            Path p = root.resolve(ex.getRequestURI().getPath().substring("/v1/files/".length())).normalize();
+            Path p = root.resolve(ex.getRequestURI().getPath().substring("/v1/files/".length()))
+                    .normalize();
             if (!p.startsWith(root)) {
                 reply(ex, 403, "{}");
                 return;
@@ -93,7 +96,8 @@ final class FakeRuntime implements AutoCloseable {
                 case "DELETE" -> {
                     if (Files.exists(p)) {
                         try (Stream<Path> s = Files.walk(p)) {
-                            s.sorted(Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
+                            s.sorted(Comparator.reverseOrder())
+                                    .forEach(x -> x.toFile().delete());
                         }
                     }
                     ex.sendResponseHeaders(204, -1);
@@ -123,12 +127,17 @@ final class FakeRuntime implements AutoCloseable {
         @Override
         public void execute(ExecuteRequest req, StreamObserver<ExecuteResponse> out) {
             try {
-                Process p = new ProcessBuilder(req.getConfig().getCommandList()).directory(root.toFile())
+                Process p = new ProcessBuilder(req.getConfig().getCommandList())
+                        .directory(root.toFile())
                         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                        .redirectError(ProcessBuilder.Redirect.DISCARD)
+                        .start();
                 byte[] stdout = p.getInputStream().readAllBytes();
                 int rc = p.waitFor();
-                out.onNext(ExecuteResponse.newBuilder().setExitCode(rc).setStdout(ByteString.copyFrom(stdout)).build());
+                out.onNext(ExecuteResponse.newBuilder()
+                        .setExitCode(rc)
+                        .setStdout(ByteString.copyFrom(stdout))
+                        .build());
                 out.onCompleted();
             } catch (IOException | InterruptedException e) {
                 out.onError(Status.INTERNAL.withDescription(e.getMessage()).asRuntimeException());
@@ -139,34 +148,43 @@ final class FakeRuntime implements AutoCloseable {
         public void start(StartRequest req, StreamObserver<StartResponse> out) {
             Process p;
             try {
-                p = new ProcessBuilder(req.getConfig().getCommandList()).directory(root.toFile())
-                        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                p = new ProcessBuilder(req.getConfig().getCommandList())
+                        .directory(root.toFile())
+                        .redirectError(ProcessBuilder.Redirect.DISCARD)
+                        .start();
             } catch (IOException e) {
                 out.onError(Status.NOT_FOUND.withDescription(e.getMessage()).asRuntimeException());
                 return;
             }
             int id = ids.incrementAndGet();
             live.put(id, p);
-            out.onNext(StartResponse.newBuilder().setInit(InitEvent.newBuilder().setProcessId(id)).build());
+            out.onNext(StartResponse.newBuilder()
+                    .setInit(InitEvent.newBuilder().setProcessId(id))
+                    .build());
             Thread t = new Thread(() -> {
                 try (InputStream in = p.getInputStream()) {
                     byte[] buf = new byte[65536];
                     int n;
                     while ((n = in.read(buf)) > 0) {
                         synchronized (out) {
-                            out.onNext(StartResponse.newBuilder().setStdout(ByteString.copyFrom(buf, 0, n)).build());
+                            out.onNext(StartResponse.newBuilder()
+                                    .setStdout(ByteString.copyFrom(buf, 0, n))
+                                    .build());
                         }
                     }
                     int rc = p.waitFor();
                     live.remove(id);
                     synchronized (out) {
-                        out.onNext(StartResponse.newBuilder().setExit(ExitEvent.newBuilder().setExitCode(rc)).build());
+                        out.onNext(StartResponse.newBuilder()
+                                .setExit(ExitEvent.newBuilder().setExitCode(rc))
+                                .build());
                         out.onCompleted();
                     }
                 } catch (Exception e) {
                     live.remove(id);
                     p.destroyForcibly();
-                    out.onError(Status.INTERNAL.withDescription(String.valueOf(e)).asRuntimeException());
+                    out.onError(
+                            Status.INTERNAL.withDescription(String.valueOf(e)).asRuntimeException());
                 }
             });
             t.setDaemon(true);
@@ -190,7 +208,9 @@ final class FakeRuntime implements AutoCloseable {
                 out.onNext(WriteStdinResponse.getDefaultInstance());
                 out.onCompleted();
             } catch (IOException e) {
-                out.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
+                out.onError(Status.FAILED_PRECONDITION
+                        .withDescription(e.getMessage())
+                        .asRuntimeException());
             }
         }
 

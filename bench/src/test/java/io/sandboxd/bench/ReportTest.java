@@ -1,14 +1,13 @@
 package io.sandboxd.bench;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ReportTest {
 
@@ -17,9 +16,14 @@ class ReportTest {
     }
 
     private static Report report(double execMs, double putMBs, boolean streamsOk) {
-        Metric exec = new Metric("execute_true", "ms", s(execMs)).against("spawn_true", s(1.0)).atMost(1.5, "t");
-        Metric put = new Metric("put", "MB/s", s(putMBs)).against("cp_sync", s(1000)).atLeast(0.5, "t");
-        Metric p99 = new Metric("execute_true_p99", "ms", s(execMs * 10)).ratio(execMs * 10).unguarded();
+        Metric exec = new Metric("execute_true", "ms", s(execMs))
+                .against("spawn_true", s(1.0))
+                .atMost(1.5, "t");
+        Metric put =
+                new Metric("put", "MB/s", s(putMBs)).against("cp_sync", s(1000)).atLeast(0.5, "t");
+        Metric p99 = new Metric("execute_true_p99", "ms", s(execMs * 10))
+                .ratio(execMs * 10)
+                .unguarded();
         Metric streams = new Metric("streams", "ms", s(1));
         streams.targetText = "all complete";
         streams.met = streamsOk;
@@ -30,7 +34,11 @@ class ReportTest {
     @Test
     void costIsOrientedSoBiggerIsWorse() {
         assertThat(new Metric("a", "ms", s(3)).against("b", s(2)).cost()).isEqualTo(1.5);
-        assertThat(new Metric("a", "MB/s", s(250)).against("b", s(1000)).higherIsBetter().cost()).isEqualTo(4.0);
+        assertThat(new Metric("a", "MB/s", s(250))
+                        .against("b", s(1000))
+                        .higherIsBetter()
+                        .cost())
+                .isEqualTo(4.0);
     }
 
     @Test
@@ -41,9 +49,18 @@ class ReportTest {
         assertThat(costs).containsOnlyKeys("execute_true", "put");
 
         assertThat(report(5.9, 300, true).compare(costs, 3.0)).isEmpty();
-        assertThat(report(6.1, 800, true).compare(costs, 3.0)).singleElement().asString().startsWith("execute_true:");
-        assertThat(report(2.0, 250, true).compare(costs, 3.0)).singleElement().asString().startsWith("put:");
-        assertThat(report(2.0, 800, false).compare(costs, 3.0)).singleElement().asString().startsWith("streams:");
+        assertThat(report(6.1, 800, true).compare(costs, 3.0))
+                .singleElement()
+                .asString()
+                .startsWith("execute_true:");
+        assertThat(report(2.0, 250, true).compare(costs, 3.0))
+                .singleElement()
+                .asString()
+                .startsWith("put:");
+        assertThat(report(2.0, 800, false).compare(costs, 3.0))
+                .singleElement()
+                .asString()
+                .startsWith("streams:");
     }
 
     @Test

@@ -4,7 +4,6 @@ import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.PTY;
 import io.sandboxd.api.process.v1.ProcessConfig;
 import io.sandboxd.api.process.v1.StartRequest;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +59,8 @@ public final class Command {
 
     /** Runs under a pseudo-terminal of this size (Start only; 0 means the daemon's 80x24). */
     public Command tty(int cols, int rows) {
-        return new Command(argv, env, cwd, PTY.newBuilder().setCols(cols).setRows(rows).build());
+        return new Command(
+                argv, env, cwd, PTY.newBuilder().setCols(cols).setRows(rows).build());
     }
 
     public List<String> argv() {

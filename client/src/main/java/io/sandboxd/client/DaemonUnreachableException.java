@@ -16,10 +16,12 @@ public final class DaemonUnreachableException extends SandboxdException {
 
     static String reason(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof java.net.UnknownHostException || t instanceof java.nio.channels.UnresolvedAddressException) {
+            if (t instanceof java.net.UnknownHostException
+                    || t instanceof java.nio.channels.UnresolvedAddressException) {
                 return "unknown host";
             }
-            if (t instanceof java.net.http.HttpConnectTimeoutException || t instanceof io.netty.channel.ConnectTimeoutException) {
+            if (t instanceof java.net.http.HttpConnectTimeoutException
+                    || t instanceof io.netty.channel.ConnectTimeoutException) {
                 return "connect timed out";
             }
             if (t instanceof java.net.NoRouteToHostException) {
@@ -39,7 +41,8 @@ public final class DaemonUnreachableException extends SandboxdException {
     /** True if {@code t} (or a cause) says that no connection could be made. */
     static boolean isConnectFailure(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof java.net.ConnectException || c instanceof java.net.UnknownHostException
+            if (c instanceof java.net.ConnectException
+                    || c instanceof java.net.UnknownHostException
                     || c instanceof java.nio.channels.UnresolvedAddressException
                     || c instanceof java.net.NoRouteToHostException
                     || c instanceof io.netty.channel.ConnectTimeoutException) {

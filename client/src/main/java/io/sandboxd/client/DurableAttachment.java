@@ -6,7 +6,6 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.sandboxd.api.durable.v1alpha1.AttachEvent;
 import io.sandboxd.api.durable.v1alpha1.ExitRecord;
-
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;

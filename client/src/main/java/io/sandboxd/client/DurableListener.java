@@ -14,6 +14,5 @@ public interface DurableListener {
     void onEvent(AttachEvent event);
 
     /** The stream ended: OK after the exit record, else the failure (NOT_FOUND, OUT_OF_RANGE, …). */
-    default void onEnd(Status status, Metadata trailers) {
-    }
+    default void onEnd(Status status, Metadata trailers) {}
 }

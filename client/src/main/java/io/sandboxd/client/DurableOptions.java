@@ -1,7 +1,6 @@
 package io.sandboxd.client;
 
 import io.sandboxd.api.process.v1.PTY;
-
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -49,7 +48,8 @@ public final class DurableOptions {
         if (timeout != null && (timeout.isNegative() || (!timeout.isZero() && timeout.toMillis() == 0))) {
             throw new IllegalArgumentException("timeout must be 0 (none) or at least 1 ms, got " + timeout);
         }
-        return new DurableOptions(tag, detach, timeout == null || timeout.isZero() ? null : timeout, retentionBytes, pty);
+        return new DurableOptions(
+                tag, detach, timeout == null || timeout.isZero() ? null : timeout, retentionBytes, pty);
     }
 
     /** Bytes retained per stream (0: the daemon's default; the daemon caps it). */
@@ -62,7 +62,12 @@ public final class DurableOptions {
 
     /** A pseudo-terminal of this size (overrides the command's {@link Command#tty}). */
     public DurableOptions pty(int cols, int rows) {
-        return new DurableOptions(tag, detach, timeout, retentionBytes, PTY.newBuilder().setCols(cols).setRows(rows).build());
+        return new DurableOptions(
+                tag,
+                detach,
+                timeout,
+                retentionBytes,
+                PTY.newBuilder().setCols(cols).setRows(rows).build());
     }
 
     public Optional<String> tag() {
@@ -88,8 +93,11 @@ public final class DurableOptions {
     /** The wire request for {@code command} with these options. */
     public io.sandboxd.api.durable.v1alpha1.StartRequest toStartRequest(Command command) {
         Objects.requireNonNull(command);
-        io.sandboxd.api.durable.v1alpha1.StartRequest.Builder b = io.sandboxd.api.durable.v1alpha1.StartRequest.newBuilder()
-                .setConfig(command.toConfig()).setDetach(detach).setRetentionBytes(retentionBytes);
+        io.sandboxd.api.durable.v1alpha1.StartRequest.Builder b =
+                io.sandboxd.api.durable.v1alpha1.StartRequest.newBuilder()
+                        .setConfig(command.toConfig())
+                        .setDetach(detach)
+                        .setRetentionBytes(retentionBytes);
         if (tag != null) {
             b.setTag(tag);
         }

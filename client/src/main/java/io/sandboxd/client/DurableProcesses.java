@@ -16,7 +16,6 @@ import io.sandboxd.api.durable.v1alpha1.ProcessInfo;
 import io.sandboxd.api.durable.v1alpha1.ProcessRef;
 import io.sandboxd.api.durable.v1alpha1.StartRequest;
 import io.sandboxd.api.process.v1.Signal;
-
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -87,7 +86,8 @@ public final class DurableProcesses {
                     return ev.getStarted().getProcessId();
                 }
             }
-            throw new SandboxdException("Start at " + client.grpcTarget() + ": the stream ended without a started event");
+            throw new SandboxdException(
+                    "Start at " + client.grpcTarget() + ": the stream ended without a started event");
         }
     }
 
@@ -103,7 +103,8 @@ public final class DurableProcesses {
     /** Start exactly as given; {@code listener} null: pull mode. */
     public DurableAttachment startAttached(StartRequest request, DurableListener listener) {
         DurableAttachment a = new DurableAttachment(client, "Start", listener);
-        ClientCall<StartRequest, AttachEvent> call = channel(a).newCall(DurableProcessServiceGrpc.getStartMethod(), streamOptions());
+        ClientCall<StartRequest, AttachEvent> call =
+                channel(a).newCall(DurableProcessServiceGrpc.getStartMethod(), streamOptions());
         ClientCalls.asyncServerStreamingCall(call, request, a.observer());
         return a;
     }
@@ -122,21 +123,31 @@ public final class DurableProcesses {
         if (stdoutOffset < 0 || stderrOffset < 0) {
             throw new IllegalArgumentException("offsets must be >= 0, got " + stdoutOffset + ", " + stderrOffset);
         }
-        return attach(AttachRequest.newBuilder().setProcess(ref).setStdoutOffset(stdoutOffset)
-                .setStderrOffset(stderrOffset).build(), listener);
+        return attach(
+                AttachRequest.newBuilder()
+                        .setProcess(ref)
+                        .setStdoutOffset(stdoutOffset)
+                        .setStderrOffset(stderrOffset)
+                        .build(),
+                listener);
     }
 
     public DurableAttachment attach(AttachRequest request, DurableListener listener) {
         DurableAttachment a = new DurableAttachment(client, "Attach", listener);
-        ClientCall<AttachRequest, AttachEvent> call = channel(a).newCall(DurableProcessServiceGrpc.getAttachMethod(), streamOptions());
+        ClientCall<AttachRequest, AttachEvent> call =
+                channel(a).newCall(DurableProcessServiceGrpc.getAttachMethod(), streamOptions());
         ClientCalls.asyncServerStreamingCall(call, request, a.observer());
         return a;
     }
 
     /** Live processes; with {@code all}, ended ones still retained too. */
     public List<ProcessInfo> list(boolean all) {
-        return client.unary(DurableProcessServiceGrpc.getListMethod(), ListRequest.newBuilder().setAll(all).build(),
-                null, null).getProcessesList();
+        return client.unary(
+                        DurableProcessServiceGrpc.getListMethod(),
+                        ListRequest.newBuilder().setAll(all).build(),
+                        null,
+                        null)
+                .getProcessesList();
     }
 
     /** @throws GrpcCallException NOT_FOUND for an unknown or forgotten process */
@@ -146,7 +157,8 @@ public final class DurableProcesses {
 
     /** Waits for the exit record (no deadline unless the view's stream deadline is set). */
     public ExitRecord waitFor(ProcessRef ref) {
-        return client.unary(DurableProcessServiceGrpc.getWaitMethod(), ref, null, null, client.settings.streamDeadline());
+        return client.unary(
+                DurableProcessServiceGrpc.getWaitMethod(), ref, null, null, client.settings.streamDeadline());
     }
 
     /** Signals the process group (process.v1 SendSignal; a tag is resolved through Get first). */
@@ -171,7 +183,8 @@ public final class DurableProcesses {
     }
 
     private Channel channel(DurableAttachment a) {
-        return ClientInterceptors.intercept(client.channel(), MetadataUtils.newCaptureMetadataInterceptor(a.headers, a.trailers));
+        return ClientInterceptors.intercept(
+                client.channel(), MetadataUtils.newCaptureMetadataInterceptor(a.headers, a.trailers));
     }
 
     private CallOptions streamOptions() {

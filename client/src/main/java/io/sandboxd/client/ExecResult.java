@@ -3,7 +3,6 @@ package io.sandboxd.client;
 import com.google.protobuf.ByteString;
 import io.grpc.Metadata;
 import io.sandboxd.api.process.v1.ExecuteResponse;
-
 import java.nio.charset.StandardCharsets;
 
 /**

@@ -11,8 +11,10 @@ public final class GrpcCallException extends SandboxdException {
     private final transient Metadata trailers;
 
     public GrpcCallException(String method, String target, Status status, Metadata trailers) {
-        super(method + " at " + target + ": " + status.getCode()
-                + (status.getDescription() == null ? "" : ": " + status.getDescription()), status.getCause());
+        super(
+                method + " at " + target + ": " + status.getCode()
+                        + (status.getDescription() == null ? "" : ": " + status.getDescription()),
+                status.getCause());
         this.method = method;
         this.target = target;
         this.status = status;

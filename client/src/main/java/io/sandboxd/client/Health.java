@@ -1,5 +1,4 @@
 package io.sandboxd.client;
 
 /** {@code GET /v1/health}: {@code status} is {@code ok} while serving. */
-public record Health(String status, long uptimeSeconds) {
-}
+public record Health(String status, long uptimeSeconds) {}

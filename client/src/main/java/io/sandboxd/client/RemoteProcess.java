@@ -8,7 +8,6 @@ import io.grpc.stub.ClientResponseObserver;
 import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
-
 import java.time.Duration;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
@@ -101,8 +100,8 @@ public final class RemoteProcess implements AutoCloseable {
         status = s;
         Metadata tr = trailers();
         if (!processId.isDone()) {
-            processId.completeExceptionally(client.grpcFailure("Start", s.isOk()
-                    ? Status.INTERNAL.withDescription("stream ended without an init event") : s, tr));
+            processId.completeExceptionally(client.grpcFailure(
+                    "Start", s.isOk() ? Status.INTERNAL.withDescription("stream ended without an init event") : s, tr));
         }
         ended.countDown();
         if (listener == null) {

@@ -15,9 +15,10 @@ public final class RestCallException extends SandboxdException {
     private final String errorMessage;
     private final transient HttpHeaders headers;
 
-    public RestCallException(String method, String path, int httpStatus, String errorCode, String errorMessage,
-                             HttpHeaders headers) {
-        super(method + " " + path + ": " + httpStatus + " " + errorCode + (errorMessage == null ? "" : ": " + errorMessage));
+    public RestCallException(
+            String method, String path, int httpStatus, String errorCode, String errorMessage, HttpHeaders headers) {
+        super(method + " " + path + ": " + httpStatus + " " + errorCode
+                + (errorMessage == null ? "" : ": " + errorMessage));
         this.method = method;
         this.path = path;
         this.httpStatus = httpStatus;

@@ -9,8 +9,7 @@ import java.nio.charset.StandardCharsets;
  * same file, {@code ""} and {@code /} the root.
  */
 public final class RestPaths {
-    private RestPaths() {
-    }
+    private RestPaths() {}
 
     /** {@code a/b c} → {@code /v1/files/a%2Fb%20c}. */
     public static String files(String path) {
@@ -36,11 +35,17 @@ public final class RestPaths {
         StringBuilder sb = new StringBuilder(s.length() + 16);
         for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
             int c = b & 0xff;
-            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '-' || c == '.' || c == '_' || c == '~') {
+            if ((c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '-'
+                    || c == '.'
+                    || c == '_'
+                    || c == '~') {
                 sb.append((char) c);
             } else {
-                sb.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                sb.append('%')
+                        .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
                         .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
             }
         }

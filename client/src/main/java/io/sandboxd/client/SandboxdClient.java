@@ -29,7 +29,6 @@ import io.sandboxd.api.process.v1.SendSignalRequest;
 import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
-
 import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -77,12 +76,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * }</pre>
  */
 public final class SandboxdClient implements AutoCloseable {
-    static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    static final Metadata.Key<String> AUTHORIZATION =
+            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
     private static final int MAX_ERROR_BODY = 64 * 1024;
 
     /** Per-view settings: the token and the two timeouts. */
-    record Settings(String token, Duration callTimeout, Duration streamDeadline) {
-    }
+    record Settings(String token, Duration callTimeout, Duration streamDeadline) {}
 
     private final Shared shared;
     final Settings settings;
@@ -111,8 +110,8 @@ public final class SandboxdClient implements AutoCloseable {
 
     /** The same daemon with another deadline for unary calls; shares the connections. */
     public SandboxdClient withCallTimeout(Duration timeout) {
-        return new SandboxdClient(shared, new Settings(settings.token, Objects.requireNonNull(timeout),
-                settings.streamDeadline), false);
+        return new SandboxdClient(
+                shared, new Settings(settings.token, Objects.requireNonNull(timeout), settings.streamDeadline), false);
     }
 
     /** The same daemon with a deadline for Start streams and file writes (null: none). */
@@ -182,7 +181,8 @@ public final class SandboxdClient implements AutoCloseable {
     /** Start exactly as given; {@code listener} null means pull mode ({@link RemoteProcess#next()}). */
     public RemoteProcess start(StartRequest request, StartListener listener) {
         RemoteProcess p = new RemoteProcess(this, listener);
-        Channel ch = ClientInterceptors.intercept(channel(), MetadataUtils.newCaptureMetadataInterceptor(p.headers, p.trailers));
+        Channel ch = ClientInterceptors.intercept(
+                channel(), MetadataUtils.newCaptureMetadataInterceptor(p.headers, p.trailers));
         CallOptions o = CallOptions.DEFAULT;
         if (settings.streamDeadline != null) {
             o = o.withDeadlineAfter(settings.streamDeadline.toNanos(), TimeUnit.NANOSECONDS);
@@ -203,12 +203,18 @@ public final class SandboxdClient implements AutoCloseable {
     }
 
     public void writeStdin(int processId, ByteString data) {
-        writeStdin(WriteStdinRequest.newBuilder().setProcessId(processId).setInput(data).build());
+        writeStdin(WriteStdinRequest.newBuilder()
+                .setProcessId(processId)
+                .setInput(data)
+                .build());
     }
 
     /** Closes stdin (a PTY process gets ^D). A repeated close is OK. */
     public void closeStdin(int processId) {
-        writeStdin(WriteStdinRequest.newBuilder().setProcessId(processId).setEof(Empty.getDefaultInstance()).build());
+        writeStdin(WriteStdinRequest.newBuilder()
+                .setProcessId(processId)
+                .setEof(Empty.getDefaultInstance())
+                .build());
     }
 
     public void writeStdin(WriteStdinRequest request) {
@@ -217,7 +223,10 @@ public final class SandboxdClient implements AutoCloseable {
 
     /** Signals the process group of a Start process. */
     public void sendSignal(int processId, Signal signal) {
-        sendSignal(SendSignalRequest.newBuilder().setProcessId(processId).setSignal(signal).build());
+        sendSignal(SendSignalRequest.newBuilder()
+                .setProcessId(processId)
+                .setSignal(signal)
+                .build());
     }
 
     /** SendSignal exactly as given (e.g. a raw signal number via {@code setSignalValue}). */
@@ -226,37 +235,53 @@ public final class SandboxdClient implements AutoCloseable {
     }
 
     public void resizeTty(int processId, int cols, int rows) {
-        resizeTty(ResizeTTYRequest.newBuilder().setProcessId(processId).setCols(cols).setRows(rows).build());
+        resizeTty(ResizeTTYRequest.newBuilder()
+                .setProcessId(processId)
+                .setCols(cols)
+                .setRows(rows)
+                .build());
     }
 
     public void resizeTty(ResizeTTYRequest request) {
         unary(ProcessServiceGrpc.getResizeTTYMethod(), request, null, null);
     }
 
-    <Q, R> R unary(MethodDescriptor<Q, R> method, Q request, AtomicReference<Metadata> headers,
-                   AtomicReference<Metadata> trailers) {
+    <Q, R> R unary(
+            MethodDescriptor<Q, R> method,
+            Q request,
+            AtomicReference<Metadata> headers,
+            AtomicReference<Metadata> trailers) {
         return unary(method, request, headers, trailers, settings.callTimeout);
     }
 
     /** A unary call with {@code timeout} (null: none). */
-    <Q, R> R unary(MethodDescriptor<Q, R> method, Q request, AtomicReference<Metadata> headers,
-                   AtomicReference<Metadata> trailers, Duration timeout) {
+    <Q, R> R unary(
+            MethodDescriptor<Q, R> method,
+            Q request,
+            AtomicReference<Metadata> headers,
+            AtomicReference<Metadata> trailers,
+            Duration timeout) {
         AtomicReference<Metadata> t = trailers != null ? trailers : new AtomicReference<>();
-        Channel ch = headers == null ? channel()
+        Channel ch = headers == null
+                ? channel()
                 : ClientInterceptors.intercept(channel(), MetadataUtils.newCaptureMetadataInterceptor(headers, t));
-        CallOptions o = timeout == null ? CallOptions.DEFAULT
+        CallOptions o = timeout == null
+                ? CallOptions.DEFAULT
                 : CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
         try {
             return ClientCalls.blockingUnaryCall(ch, method, o, request);
         } catch (StatusRuntimeException e) {
-            throw grpcFailure(method.getBareMethodName(), e.getStatus(), e.getTrailers() != null ? e.getTrailers() : t.get());
+            throw grpcFailure(
+                    method.getBareMethodName(), e.getStatus(), e.getTrailers() != null ? e.getTrailers() : t.get());
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            throw new SandboxdException(method.getBareMethodName() + " at " + shared.grpcTarget + ": the client is closed", e);
+            throw new SandboxdException(
+                    method.getBareMethodName() + " at " + shared.grpcTarget + ": the client is closed", e);
         }
     }
 
     SandboxdException grpcFailure(String method, Status status, Metadata trailers) {
-        if (status.getCode() == Status.Code.UNAVAILABLE && DaemonUnreachableException.isConnectFailure(status.getCause())) {
+        if (status.getCode() == Status.Code.UNAVAILABLE
+                && DaemonUnreachableException.isConnectFailure(status.getCause())) {
             return new DaemonUnreachableException("gRPC", shared.grpcTarget, status.getCause());
         }
         return new GrpcCallException(method, shared.grpcTarget, status, trailers);
@@ -267,8 +292,13 @@ public final class SandboxdClient implements AutoCloseable {
     /** HEAD: what the headers say about a file or directory. @throws RestCallException (404 if missing) */
     public FileInfo head(String path) {
         String shown = RestPaths.display(path);
-        HttpResponse<Void> r = send("HEAD", shown, request(RestPaths.files(path), settings.callTimeout)
-                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
+        HttpResponse<Void> r = send(
+                "HEAD",
+                shown,
+                request(RestPaths.files(path), settings.callTimeout)
+                        .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.discarding());
         if (r.statusCode() >= 400) {
             throw failure("HEAD", shown, r.statusCode(), r.headers(), null);
         }
@@ -303,7 +333,8 @@ public final class SandboxdClient implements AutoCloseable {
             throw new IllegalArgumentException("offset " + offset + ", length " + length + ": nothing to read");
         }
         String shown = RestPaths.display(path);
-        HttpRequest.Builder b = request(RestPaths.files(path), settings.callTimeout).GET();
+        HttpRequest.Builder b =
+                request(RestPaths.files(path), settings.callTimeout).GET();
         boolean ranged = offset > 0 || length >= 0;
         if (ranged) {
             b.header("Range", "bytes=" + offset + "-" + (length >= 0 ? Long.toString(offset + length - 1) : ""));
@@ -317,8 +348,8 @@ public final class SandboxdClient implements AutoCloseable {
         }
         if (ranged && r.statusCode() != 206) {
             closeQuietly(r.body());
-            throw new SandboxdException("GET " + shown + " at " + shared.restBase + ": a range was asked for, got "
-                    + r.statusCode());
+            throw new SandboxdException(
+                    "GET " + shown + " at " + shared.restBase + ": a range was asked for, got " + r.statusCode());
         }
         return new FileDownload(info, transportErrors("GET", shown, r.body()));
     }
@@ -374,16 +405,20 @@ public final class SandboxdClient implements AutoCloseable {
     /** Uploads {@code length} bytes of {@code content} (-1: unknown, sent chunked). */
     public void write(String path, InputStream content, long length, WriteOptions options) {
         LocalSource source = new LocalSource(content);
-        HttpRequest.BodyPublisher body = length == 0 ? HttpRequest.BodyPublishers.noBody()
-                : length > 0 ? HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofInputStream(() -> source), length)
-                : HttpRequest.BodyPublishers.ofInputStream(() -> source);
+        HttpRequest.BodyPublisher body = length == 0
+                ? HttpRequest.BodyPublishers.noBody()
+                : length > 0
+                        ? HttpRequest.BodyPublishers.fromPublisher(
+                                HttpRequest.BodyPublishers.ofInputStream(() -> source), length)
+                        : HttpRequest.BodyPublishers.ofInputStream(() -> source);
         put(path, body, options, source);
     }
 
     private void put(String path, HttpRequest.BodyPublisher body, WriteOptions options, LocalSource source) {
         String shown = RestPaths.display(path);
         HttpRequest.Builder b = request(RestPaths.files(path) + options.query(), settings.streamDeadline)
-                .header("Content-Type", "application/octet-stream").PUT(body);
+                .header("Content-Type", "application/octet-stream")
+                .PUT(body);
         options.apply(b);
         HttpResponse<byte[]> r;
         try {
@@ -405,7 +440,10 @@ public final class SandboxdClient implements AutoCloseable {
     /** A directory's listing. @throws NotADirectoryException for a file */
     public DirectoryListing list(String path) {
         String shown = RestPaths.display(path);
-        HttpResponse<InputStream> r = send("GET", shown, request(RestPaths.files(path), settings.callTimeout).GET().build(),
+        HttpResponse<InputStream> r = send(
+                "GET",
+                shown,
+                request(RestPaths.files(path), settings.callTimeout).GET().build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         checkStatus("GET", shown, r);
         try (InputStream in = r.body()) {
@@ -426,8 +464,13 @@ public final class SandboxdClient implements AutoCloseable {
     /** Deletes; with {@code recursive} also a non-empty directory (else 409). The root is emptied, not removed. */
     public void delete(String path, boolean recursive) {
         String shown = RestPaths.display(path);
-        HttpResponse<byte[]> r = send("DELETE", shown, request(RestPaths.files(path) + (recursive ? "?recursive=true" : ""),
-                settings.callTimeout).DELETE().build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r = send(
+                "DELETE",
+                shown,
+                request(RestPaths.files(path) + (recursive ? "?recursive=true" : ""), settings.callTimeout)
+                        .DELETE()
+                        .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
         if (r.statusCode() >= 400) {
             throw failure("DELETE", shown, r.statusCode(), r.headers(), r.body());
         }
@@ -448,7 +491,10 @@ public final class SandboxdClient implements AutoCloseable {
     }
 
     private HttpResponse<byte[]> get(String route) {
-        HttpResponse<byte[]> r = send("GET", route, request(route, settings.callTimeout).GET().build(),
+        HttpResponse<byte[]> r = send(
+                "GET",
+                route,
+                request(route, settings.callTimeout).GET().build(),
                 HttpResponse.BodyHandlers.ofByteArray());
         if (r.statusCode() >= 400) {
             throw failure("GET", route, r.statusCode(), r.headers(), r.body());
@@ -469,7 +515,8 @@ public final class SandboxdClient implements AutoCloseable {
         return b;
     }
 
-    private <T> HttpResponse<T> send(String method, String shown, HttpRequest req, HttpResponse.BodyHandler<T> handler) {
+    private <T> HttpResponse<T> send(
+            String method, String shown, HttpRequest req, HttpResponse.BodyHandler<T> handler) {
         try {
             return shared.http().send(req, handler);
         } catch (IOException e) {
@@ -495,7 +542,8 @@ public final class SandboxdClient implements AutoCloseable {
         }
     }
 
-    private static RestCallException failure(String method, String shown, int status, java.net.http.HttpHeaders h, byte[] body) {
+    private static RestCallException failure(
+            String method, String shown, int status, java.net.http.HttpHeaders h, byte[] body) {
         String[] codeMessage = Json.error(body);
         String code = codeMessage[0] != null ? codeMessage[0] : RestCallException.codeForStatus(status);
         return new RestCallException(method, shown, status, code, codeMessage[1], h);
@@ -623,8 +671,7 @@ public final class SandboxdClient implements AutoCloseable {
         private Executor executor;
         private int maxInboundMessageBytes = 256 * 1024 * 1024;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** {@code host:port} of the gRPC listener (default 127.0.0.1:9090). */
         public Builder grpcTarget(String hostPort) {
@@ -682,7 +729,8 @@ public final class SandboxdClient implements AutoCloseable {
         public SandboxdClient build() {
             URI base = URI.create(restBase);
             if (base.getScheme() == null || base.getHost() == null) {
-                throw new IllegalArgumentException("REST base must be a URL like http://127.0.0.1:8080, got " + restBase);
+                throw new IllegalArgumentException(
+                        "REST base must be a URL like http://127.0.0.1:8080, got " + restBase);
             }
             return new SandboxdClient(new Shared(this), new Settings(token, callTimeout, streamDeadline), true);
         }
@@ -711,11 +759,14 @@ public final class SandboxdClient implements AutoCloseable {
                 // A one-thread event loop of its own, ended by close(): a JVM exits ~300 ms late
                 // while a thread sits in epoll (JDK 17-21 wait for it), so short-lived
                 // programs must be able to stop it; grpc's shared loop lingers for a second.
-                group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sandboxd-client-io", true),
-                        NioIoHandler.newFactory());
-                NettyChannelBuilder nb = NettyChannelBuilder.forTarget(grpcTarget).usePlaintext()
-                        .eventLoopGroup(group).channelType(NioSocketChannel.class)
-                        .maxInboundMessageSize(b.maxInboundMessageBytes).maxInboundMetadataSize(64 * 1024);
+                group = new MultiThreadIoEventLoopGroup(
+                        1, new DefaultThreadFactory("sandboxd-client-io", true), NioIoHandler.newFactory());
+                NettyChannelBuilder nb = NettyChannelBuilder.forTarget(grpcTarget)
+                        .usePlaintext()
+                        .eventLoopGroup(group)
+                        .channelType(NioSocketChannel.class)
+                        .maxInboundMessageSize(b.maxInboundMessageBytes)
+                        .maxInboundMetadataSize(64 * 1024);
                 if (b.executor != null) {
                     nb.executor(b.executor);
                 }
@@ -727,7 +778,8 @@ public final class SandboxdClient implements AutoCloseable {
 
         synchronized HttpClient http() {
             if (http == null) {
-                HttpClient.Builder hb = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                HttpClient.Builder hb = HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1)
                         .connectTimeout(Duration.ofSeconds(10));
                 if (b.executor != null) {
                     hb.executor(b.executor);
@@ -767,7 +819,8 @@ public final class SandboxdClient implements AutoCloseable {
         } catch (ReflectiveOperationException | RuntimeException e) {
             // JDK 17-20
         }
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\((\\d+)\\)$").matcher(http.toString());
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("\\((\\d+)\\)$").matcher(http.toString());
         if (!m.find()) {
             return;
         }

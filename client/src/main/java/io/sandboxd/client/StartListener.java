@@ -19,25 +19,19 @@ public interface StartListener {
             case STDOUT -> onStdout(event.getStdout());
             case STDERR -> onStderr(event.getStderr());
             case EXIT -> onExit(event.getExit().getExitCode());
-            default -> {
-            }
+            default -> {}
         }
     }
 
-    default void onInit(int processId) {
-    }
+    default void onInit(int processId) {}
 
-    default void onStdout(ByteString data) {
-    }
+    default void onStdout(ByteString data) {}
 
-    default void onStderr(ByteString data) {
-    }
+    default void onStderr(ByteString data) {}
 
     /** The exit code: the process's own, or 128+N after death by signal N. */
-    default void onExit(int exitCode) {
-    }
+    default void onExit(int exitCode) {}
 
     /** The last call: the stream's status (OK after the exit event) and its trailers. */
-    default void onEnd(Status status, Metadata trailers) {
-    }
+    default void onEnd(Status status, Metadata trailers) {}
 }

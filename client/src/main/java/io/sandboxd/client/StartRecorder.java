@@ -3,7 +3,6 @@ package io.sandboxd.client;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.sandboxd.api.process.v1.StartResponse;
-
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,8 +21,7 @@ import java.util.function.Predicate;
  */
 public final class StartRecorder implements StartListener {
     /** One received message, {@code nanos} after the recorder was made. */
-    public record Event(StartResponse message, long nanos) {
-    }
+    public record Event(StartResponse message, long nanos) {}
 
     private final long began = System.nanoTime();
     private final boolean keepEvents;
@@ -242,19 +240,32 @@ public final class StartRecorder implements StartListener {
             }
             StartResponse m = e.message();
             switch (m.getEventCase()) {
-                case INIT -> sb.append("init{process_id=").append(m.getInit().getProcessId()).append('}');
-                case EXIT -> sb.append("exit{exit_code=").append(m.getExit().getExitCode()).append('}');
+                case INIT ->
+                    sb.append("init{process_id=")
+                            .append(m.getInit().getProcessId())
+                            .append('}');
+                case EXIT ->
+                    sb.append("exit{exit_code=")
+                            .append(m.getExit().getExitCode())
+                            .append('}');
                 case STDOUT -> sb.append("stdout ").append(excerpt(m.getStdout()));
                 case STDERR -> sb.append("stderr ").append(excerpt(m.getStderr()));
                 default -> sb.append("(empty event)");
             }
         }
         if (!keepEvents) {
-            sb.append(count).append(" events, ").append(stdoutBytes).append(" stdout bytes, exit ").append(exitCode());
+            sb.append(count)
+                    .append(" events, ")
+                    .append(stdoutBytes)
+                    .append(" stdout bytes, exit ")
+                    .append(exitCode());
         }
         sb.append(']');
-        sb.append(status == null ? " (stream still open)" : " then status " + status.getCode()
-                + (status.getDescription() == null ? "" : " \"" + status.getDescription() + "\""));
+        sb.append(
+                status == null
+                        ? " (stream still open)"
+                        : " then status " + status.getCode()
+                                + (status.getDescription() == null ? "" : " \"" + status.getDescription() + "\""));
         return sb.toString();
     }
 

@@ -1,17 +1,16 @@
 package io.sandboxd.client;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.sandboxd.testkit.FreePorts;
 import io.sandboxd.testkit.RunningDaemon;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** A token-protected daemon, and daemons that are not there. */
 class AuthAndUnreachableTest {
@@ -29,7 +28,11 @@ class AuthAndUnreachableTest {
     }
 
     private static SandboxdClient client(String token) {
-        return SandboxdClient.builder().grpcTarget(daemon.grpcTarget()).restBase(daemon.restBase()).token(token).build();
+        return SandboxdClient.builder()
+                .grpcTarget(daemon.grpcTarget())
+                .restBase(daemon.restBase())
+                .token(token)
+                .build();
     }
 
     @Test
@@ -50,13 +53,16 @@ class AuthAndUnreachableTest {
                 assertThat(e.errorCode()).isEqualTo("UNAUTHENTICATED");
                 assertThat(e.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
             });
-            assertThatThrownBy(() -> c.exists("t.txt")).isInstanceOfSatisfying(RestCallException.class,
-                    e -> assertThat(e.errorCode()).as("HEAD: code from the status").isEqualTo("UNAUTHENTICATED"));
-            assertThatThrownBy(() -> c.execute("true")).isInstanceOfSatisfying(GrpcCallException.class,
-                    e -> assertThat(e.code()).isEqualTo(Status.Code.UNAUTHENTICATED));
+            assertThatThrownBy(() -> c.exists("t.txt"))
+                    .isInstanceOfSatisfying(RestCallException.class, e -> assertThat(e.errorCode())
+                            .as("HEAD: code from the status")
+                            .isEqualTo("UNAUTHENTICATED"));
+            assertThatThrownBy(() -> c.execute("true"))
+                    .isInstanceOfSatisfying(
+                            GrpcCallException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.UNAUTHENTICATED));
             RemoteProcess p = c.start(Command.of("true"));
-            assertThatThrownBy(p::pid).isInstanceOfSatisfying(GrpcCallException.class,
-                    e -> assertThat(e.code()).isEqualTo(Status.Code.UNAUTHENTICATED));
+            assertThatThrownBy(p::pid).isInstanceOfSatisfying(GrpcCallException.class, e -> assertThat(e.code())
+                    .isEqualTo(Status.Code.UNAUTHENTICATED));
         }
     }
 
@@ -64,16 +70,23 @@ class AuthAndUnreachableTest {
     void aViewWithAnotherTokenSharesTheConnection() {
         try (SandboxdClient good = client(TOKEN)) {
             SandboxdClient wrong = good.withToken("wrong");
-            assertThatThrownBy(() -> wrong.execute("true")).isInstanceOfSatisfying(GrpcCallException.class,
-                    e -> assertThat(e.code()).isEqualTo(Status.Code.UNAUTHENTICATED));
-            assertThatThrownBy(() -> wrong.delete("x")).isInstanceOfSatisfying(RestCallException.class,
-                    e -> assertThat(e.httpStatus()).isEqualTo(401));
+            assertThatThrownBy(() -> wrong.execute("true"))
+                    .isInstanceOfSatisfying(
+                            GrpcCallException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.UNAUTHENTICATED));
+            assertThatThrownBy(() -> wrong.delete("x"))
+                    .isInstanceOfSatisfying(RestCallException.class, e -> assertThat(e.httpStatus())
+                            .isEqualTo(401));
             assertThat(wrong.managedChannel()).isSameAs(good.managedChannel());
             wrong.close();
-            assertThat(good.execute("true").exitCode()).as("closing a view closes nothing").isZero();
+            assertThat(good.execute("true").exitCode())
+                    .as("closing a view closes nothing")
+                    .isZero();
             // The token reaches stubs of other services on the same channel.
-            assertThat(io.grpc.health.v1.HealthGrpc.newBlockingStub(good.channel()).withDeadlineAfter(10, java.util.concurrent.TimeUnit.SECONDS)
-                    .check(HealthCheckRequest.getDefaultInstance()).getStatusValue()).isEqualTo(1);
+            assertThat(io.grpc.health.v1.HealthGrpc.newBlockingStub(good.channel())
+                            .withDeadlineAfter(10, java.util.concurrent.TimeUnit.SECONDS)
+                            .check(HealthCheckRequest.getDefaultInstance())
+                            .getStatusValue())
+                    .isEqualTo(1);
         }
     }
 
@@ -83,12 +96,14 @@ class AuthAndUnreachableTest {
         try (SandboxdClient c = SandboxdClient.connect("127.0.0.1:" + port, "http://127.0.0.1:" + port)) {
             assertThatThrownBy(() -> c.execute("true")).isInstanceOfSatisfying(DaemonUnreachableException.class, e -> {
                 assertThat(e.address()).isEqualTo("127.0.0.1:" + port);
-                assertThat(e.getMessage()).isEqualTo("cannot reach sandboxd gRPC at 127.0.0.1:" + port + ": connection refused");
+                assertThat(e.getMessage())
+                        .isEqualTo("cannot reach sandboxd gRPC at 127.0.0.1:" + port + ": connection refused");
             });
             assertThatThrownBy(() -> c.start(Command.of("true")).pid()).isInstanceOf(DaemonUnreachableException.class);
             assertThatThrownBy(c::health).isInstanceOfSatisfying(DaemonUnreachableException.class, e -> {
                 assertThat(e.address()).isEqualTo("http://127.0.0.1:" + port);
-                assertThat(e.getMessage()).isEqualTo("cannot reach sandboxd REST at http://127.0.0.1:" + port + ": connection refused");
+                assertThat(e.getMessage())
+                        .isEqualTo("cannot reach sandboxd REST at http://127.0.0.1:" + port + ": connection refused");
             });
             assertThatThrownBy(() -> c.write("x", new byte[10])).isInstanceOf(DaemonUnreachableException.class);
         }
@@ -97,12 +112,17 @@ class AuthAndUnreachableTest {
     @Test
     void aCallTimeoutEndsAHungCallWithDeadlineExceeded() throws Exception {
         // A listening socket that never answers: connect succeeds, the call hangs.
-        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
-             SandboxdClient c = SandboxdClient.builder().grpcTarget("127.0.0.1:" + silent.getLocalPort())
-                     .restBase("http://127.0.0.1:" + silent.getLocalPort()).callTimeout(Duration.ofMillis(700)).build()) {
+        try (java.net.ServerSocket silent =
+                        new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+                SandboxdClient c = SandboxdClient.builder()
+                        .grpcTarget("127.0.0.1:" + silent.getLocalPort())
+                        .restBase("http://127.0.0.1:" + silent.getLocalPort())
+                        .callTimeout(Duration.ofMillis(700))
+                        .build()) {
             long t = System.nanoTime();
-            assertThatThrownBy(() -> c.execute("true")).isInstanceOfSatisfying(GrpcCallException.class,
-                    e -> assertThat(e.code()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+            assertThatThrownBy(() -> c.execute("true"))
+                    .isInstanceOfSatisfying(GrpcCallException.class, e -> assertThat(e.code())
+                            .isEqualTo(Status.Code.DEADLINE_EXCEEDED));
             assertThatThrownBy(c::health).isInstanceOf(SandboxdException.class).hasMessageContaining("/v1/health");
             assertThat(Duration.ofNanos(System.nanoTime() - t)).isLessThan(Duration.ofSeconds(10));
         }

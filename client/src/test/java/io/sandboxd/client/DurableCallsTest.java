@@ -1,5 +1,10 @@
 package io.sandboxd.client;
 
+import static io.sandboxd.client.DurableProcesses.byId;
+import static io.sandboxd.client.DurableProcesses.byTag;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.grpc.Status;
 import io.sandboxd.api.durable.v1alpha1.AttachEvent;
 import io.sandboxd.api.durable.v1alpha1.ExitKind;
@@ -9,10 +14,6 @@ import io.sandboxd.api.durable.v1alpha1.ProcessState;
 import io.sandboxd.api.durable.v1alpha1.Stream;
 import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.testkit.RunningDaemon;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,11 +23,9 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static io.sandboxd.client.DurableProcesses.byId;
-import static io.sandboxd.client.DurableProcesses.byTag;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** {@link DurableProcesses} against the packaged daemon: detached starts, replay, offsets, refs, errors. */
 class DurableCallsTest {
@@ -37,8 +36,9 @@ class DurableCallsTest {
     @BeforeAll
     static void start() throws Exception {
         String state = Files.createTempDirectory("durable-calls-state").toString();
-        daemon = TestDaemons.start("durable-calls", s -> s.withArgs("--state-dir", state, "--timeout-grace", "1s",
-                "--attach-heartbeat", "1s"));
+        daemon = TestDaemons.start(
+                "durable-calls",
+                s -> s.withArgs("--state-dir", state, "--timeout-grace", "1s", "--attach-heartbeat", "1s"));
         client = TestDaemons.client(daemon);
         d = client.durable();
     }
@@ -50,8 +50,7 @@ class DurableCallsTest {
     }
 
     /** Everything of one attach, pulled to the end. */
-    record Seen(String stdout, String stderr, List<AttachEvent> events, ExitRecord exit) {
-    }
+    record Seen(String stdout, String stderr, List<AttachEvent> events, ExitRecord exit) {}
 
     static Seen drain(DurableAttachment a) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -61,7 +60,8 @@ class DurableCallsTest {
         for (AttachEvent ev; (ev = a.next()) != null; ) {
             events.add(ev);
             if (ev.hasOutput()) {
-                (ev.getOutput().getStream() == Stream.STREAM_STDERR ? err : out).writeBytes(ev.getOutput().getData().toByteArray());
+                (ev.getOutput().getStream() == Stream.STREAM_STDERR ? err : out)
+                        .writeBytes(ev.getOutput().getData().toByteArray());
             } else if (ev.hasExit()) {
                 exit = ev.getExit();
             }
@@ -72,7 +72,8 @@ class DurableCallsTest {
     @Test
     void startDetachedReturnsAtOnceThenAttachReplaysFromZeroAndDeliversTheExit() {
         long t0 = System.nanoTime();
-        int id = d.start(Command.shell("echo one; echo two >&2; sleep 1; echo three; exit 5"), DurableOptions.detached());
+        int id = d.start(
+                Command.shell("echo one; echo two >&2; sleep 1; echo three; exit 5"), DurableOptions.detached());
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofMillis(900));
         assertThat(id).isPositive();
         assertThat(d.get(byId(id)).getState()).isEqualTo(ProcessState.PROCESS_STATE_RUNNING);
@@ -102,8 +103,11 @@ class DurableCallsTest {
         Seen s = drain(d.attach(byId(id), 4, 2));
         assertThat(s.stdout()).isEqualTo("456789");
         assertThat(s.stderr()).isEqualTo("cdef");
-        AttachEvent first = s.events().stream().filter(AttachEvent::hasOutput)
-                .filter(e -> e.getOutput().getStream() == Stream.STREAM_STDOUT).findFirst().orElseThrow();
+        AttachEvent first = s.events().stream()
+                .filter(AttachEvent::hasOutput)
+                .filter(e -> e.getOutput().getStream() == Stream.STREAM_STDOUT)
+                .findFirst()
+                .orElseThrow();
         assertThat(first.getOutput().getOffset()).isEqualTo(4);
         // exactly at the end: nothing but the exit
         Seen end = drain(d.attach(byId(id), 10, 6));
@@ -113,7 +117,9 @@ class DurableCallsTest {
 
     @Test
     void outputBeyondTheRetentionComesAsOneGapThenTheRest() {
-        int id = d.start(Command.shell("head -c 1048576 /dev/zero"), DurableOptions.detached().retentionBytes(4096));
+        int id = d.start(
+                Command.shell("head -c 1048576 /dev/zero"),
+                DurableOptions.detached().retentionBytes(4096));
         d.waitFor(byId(id));
         long next = 0;
         long gapped = 0;
@@ -146,14 +152,18 @@ class DurableCallsTest {
     @Test
     void unknownIdsAndTagsAreNotFoundEverywhere() {
         for (var ref : List.of(byId(999_999), byTag("no-such-tag"))) {
-            assertThatThrownBy(() -> d.get(ref)).isInstanceOfSatisfying(GrpcCallException.class,
-                    e -> assertThat(e.code()).isEqualTo(Status.Code.NOT_FOUND));
-            assertThatThrownBy(() -> d.waitFor(ref)).isInstanceOfSatisfying(GrpcCallException.class,
-                    e -> assertThat(e.code()).isEqualTo(Status.Code.NOT_FOUND));
-            assertThatThrownBy(() -> drain(d.attach(ref, 0, 0))).isInstanceOfSatisfying(GrpcCallException.class,
-                    e -> assertThat(e.code()).isEqualTo(Status.Code.NOT_FOUND));
-            assertThatThrownBy(() -> d.kill(ref, Signal.SIGNAL_SIGTERM)).isInstanceOfSatisfying(GrpcCallException.class,
-                    e -> assertThat(e.code()).isEqualTo(Status.Code.NOT_FOUND));
+            assertThatThrownBy(() -> d.get(ref))
+                    .isInstanceOfSatisfying(
+                            GrpcCallException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.NOT_FOUND));
+            assertThatThrownBy(() -> d.waitFor(ref))
+                    .isInstanceOfSatisfying(
+                            GrpcCallException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.NOT_FOUND));
+            assertThatThrownBy(() -> drain(d.attach(ref, 0, 0)))
+                    .isInstanceOfSatisfying(
+                            GrpcCallException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.NOT_FOUND));
+            assertThatThrownBy(() -> d.kill(ref, Signal.SIGNAL_SIGTERM))
+                    .isInstanceOfSatisfying(
+                            GrpcCallException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.NOT_FOUND));
         }
     }
 
@@ -164,9 +174,10 @@ class DurableCallsTest {
             assertThat(d.get(byTag("lib-tagged")).getProcessId()).isEqualTo(id);
             assertThat(DurableProcesses.ref("lib-tagged")).isEqualTo(byTag("lib-tagged"));
             assertThat(DurableProcesses.ref(Integer.toString(id))).isEqualTo(byId(id));
-            assertThatThrownBy(() -> d.start(Command.of("true"), DurableOptions.detached().tag("lib-tagged")))
-                    .isInstanceOfSatisfying(GrpcCallException.class,
-                            e -> assertThat(e.code()).isEqualTo(Status.Code.ALREADY_EXISTS));
+            assertThatThrownBy(() -> d.start(
+                            Command.of("true"), DurableOptions.detached().tag("lib-tagged")))
+                    .isInstanceOfSatisfying(
+                            GrpcCallException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.ALREADY_EXISTS));
         } finally {
             d.kill(byTag("lib-tagged"), Signal.SIGNAL_SIGKILL);
         }
@@ -182,8 +193,14 @@ class DurableCallsTest {
         try {
             d.waitFor(byId(ended));
             List<ProcessInfo> live = d.list(false);
-            assertThat(live).extracting(ProcessInfo::getProcessId).contains(running).doesNotContain(ended);
-            ProcessInfo p = live.stream().filter(i -> i.getProcessId() == running).findFirst().orElseThrow();
+            assertThat(live)
+                    .extracting(ProcessInfo::getProcessId)
+                    .contains(running)
+                    .doesNotContain(ended);
+            ProcessInfo p = live.stream()
+                    .filter(i -> i.getProcessId() == running)
+                    .findFirst()
+                    .orElseThrow();
             assertThat(p.getCommandList()).containsExactly("sleep", "100");
             assertThat(p.getPid()).isPositive();
             assertThat(d.list(true)).extracting(ProcessInfo::getProcessId).contains(running, ended);
@@ -228,7 +245,9 @@ class DurableCallsTest {
         assertThat(end.get().isOk()).isTrue();
         assertThat(events.get(0).hasStarted()).isTrue();
         assertThat(events.get(events.size() - 1).hasExit()).isTrue();
-        assertThat(events).anyMatch(e -> e.hasOutput() && e.getOutput().getData().toStringUtf8().equals("hi\n"));
+        assertThat(events)
+                .anyMatch(e ->
+                        e.hasOutput() && e.getOutput().getData().toStringUtf8().equals("hi\n"));
     }
 
     @Test
@@ -253,7 +272,12 @@ class DurableCallsTest {
         assertThatThrownBy(() -> DurableOptions.defaults().timeout(Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> d.attach(byId(1), -1, 0)).isInstanceOf(IllegalArgumentException.class);
-        assertThat(DurableOptions.detached().timeout(Duration.ofSeconds(2)).tag("x").retentionBytes(4096)
-                .toStartRequest(Command.of("a")).getTimeoutMillis()).isEqualTo(2000);
+        assertThat(DurableOptions.detached()
+                        .timeout(Duration.ofSeconds(2))
+                        .tag("x")
+                        .retentionBytes(4096)
+                        .toStartRequest(Command.of("a"))
+                        .getTimeoutMillis())
+                .isEqualTo(2000);
     }
 }

@@ -1,13 +1,12 @@
 package io.sandboxd.client;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-import io.sandboxd.testkit.RunningDaemon;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,9 +22,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Random;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The REST half of the client against the packaged daemon. */
 class FileCallsTest {
@@ -34,7 +33,8 @@ class FileCallsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = TestDaemons.start("file-calls", s -> s.withEnv("SANDBOX_ID", "sbx-42").withEnv("SANDBOX_TOKEN", "hidden"));
+        daemon = TestDaemons.start(
+                "file-calls", s -> s.withEnv("SANDBOX_ID", "sbx-42").withEnv("SANDBOX_TOKEN", "hidden"));
         client = TestDaemons.client(daemon);
     }
 
@@ -48,7 +48,9 @@ class FileCallsTest {
     void writeThenReadBytesThroughAnEncodedPath() throws Exception {
         client.write("dir one/a b+c%.txt", "hello".getBytes(StandardCharsets.UTF_8));
         assertThat(daemon.rootDir().resolve("dir one/a b+c%.txt")).hasContent("hello");
-        assertThat(client.readBytes("/dir one/a b+c%.txt")).asString(StandardCharsets.UTF_8).isEqualTo("hello");
+        assertThat(client.readBytes("/dir one/a b+c%.txt"))
+                .asString(StandardCharsets.UTF_8)
+                .isEqualTo("hello");
         assertThat(RestPaths.files("/dir one/a b+c%.txt")).isEqualTo("/v1/files/dir%20one%2Fa%20b%2Bc%25.txt");
     }
 
@@ -101,7 +103,8 @@ class FileCallsTest {
     void uploadsALocalFileWithItsModeAndLength(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
         Path local = Files.writeString(tmp.resolve("run.sh"), "#!/bin/sh\necho ran\n");
         client.write("bin/run.sh", local, WriteOptions.defaults().mode(0750));
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(daemon.rootDir().resolve("bin/run.sh"))))
+        assertThat(PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(daemon.rootDir().resolve("bin/run.sh"))))
                 .isEqualTo("rwxr-x---");
         assertThat(client.execute("sh", "-c", "./bin/run.sh").stdoutText()).isEqualTo("ran\n");
         assertThatThrownBy(() -> client.write("x", tmp.resolve("missing"))).isInstanceOf(UncheckedIOException.class);
@@ -117,8 +120,9 @@ class FileCallsTest {
             assertThat(d.info().status()).isEqualTo(206);
             assertThat(d.info().contentRange()).hasValue("bytes 7-9/10");
         }
-        assertThatThrownBy(() -> client.open("range.txt", 50, -1)).isInstanceOfSatisfying(RestCallException.class,
-                e -> assertThat(e.httpStatus()).isEqualTo(416));
+        assertThatThrownBy(() -> client.open("range.txt", 50, -1))
+                .isInstanceOfSatisfying(
+                        RestCallException.class, e -> assertThat(e.httpStatus()).isEqualTo(416));
     }
 
     @Test
@@ -128,7 +132,8 @@ class FileCallsTest {
         assertThat(f.size()).hasValue(5);
         assertThat(f.etag()).isPresent();
         assertThat(f.directory()).isFalse();
-        assertThat(f.lastModified()).hasValueSatisfying(t -> assertThat(t).isBetween(Instant.now().minusSeconds(120), Instant.now().plusSeconds(5)));
+        assertThat(f.lastModified()).hasValueSatisfying(t -> assertThat(t)
+                .isBetween(Instant.now().minusSeconds(120), Instant.now().plusSeconds(5)));
         assertThat(client.head("h").directory()).isTrue();
         assertThat(client.exists("h/file.txt")).isTrue();
         assertThat(client.exists("h/nope.txt")).isFalse();
@@ -154,8 +159,12 @@ class FileCallsTest {
         assertThat(a.modifiedAt()).isAfter(Instant.now().minusSeconds(120));
         assertThat(l.entries().get(2).isDirectory()).isTrue();
         assertThat(client.list("/").entries()).extracting(FileEntry::name).contains("l");
-        assertThatThrownBy(() -> client.list("l/a.txt")).isInstanceOf(NotADirectoryException.class).hasMessage("/l/a.txt: not a directory");
-        assertThatThrownBy(() -> client.readBytes("l")).isInstanceOf(IsADirectoryException.class).hasMessage("/l: is a directory");
+        assertThatThrownBy(() -> client.list("l/a.txt"))
+                .isInstanceOf(NotADirectoryException.class)
+                .hasMessage("/l/a.txt: not a directory");
+        assertThatThrownBy(() -> client.readBytes("l"))
+                .isInstanceOf(IsADirectoryException.class)
+                .hasMessage("/l: is a directory");
     }
 
     @Test
@@ -169,24 +178,46 @@ class FileCallsTest {
         });
         client.delete("d", true);
         assertThat(client.exists("d")).isFalse();
-        assertThatThrownBy(() -> client.delete("d")).isInstanceOfSatisfying(RestCallException.class,
-                e -> assertThat(e.httpStatus()).isEqualTo(404));
+        assertThatThrownBy(() -> client.delete("d"))
+                .isInstanceOfSatisfying(
+                        RestCallException.class, e -> assertThat(e.httpStatus()).isEqualTo(404));
     }
 
     @Test
     void preconditionsAndDigestsAreSentAndEnforced() throws Exception {
         client.write("p.txt", "v1".getBytes(StandardCharsets.UTF_8));
-        assertThatThrownBy(() -> client.write("p.txt", "v2".getBytes(StandardCharsets.UTF_8), WriteOptions.defaults().createOnly()))
-                .isInstanceOfSatisfying(RestCallException.class, e -> assertThat(e.httpStatus()).isEqualTo(412));
+        assertThatThrownBy(() -> client.write(
+                        "p.txt",
+                        "v2".getBytes(StandardCharsets.UTF_8),
+                        WriteOptions.defaults().createOnly()))
+                .isInstanceOfSatisfying(
+                        RestCallException.class, e -> assertThat(e.httpStatus()).isEqualTo(412));
         String etag = client.head("p.txt").etag().orElseThrow();
-        client.write("p.txt", "v2".getBytes(StandardCharsets.UTF_8), WriteOptions.defaults().ifMatch(etag));
-        assertThatThrownBy(() -> client.write("p.txt", "v3".getBytes(StandardCharsets.UTF_8), WriteOptions.defaults().ifMatch(etag)))
-                .isInstanceOfSatisfying(RestCallException.class, e -> assertThat(e.errorCode()).isEqualTo("PRECONDITION_FAILED"));
-        String wrong = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("other".getBytes(StandardCharsets.UTF_8)));
-        assertThatThrownBy(() -> client.write("p.txt", "v4".getBytes(StandardCharsets.UTF_8), WriteOptions.defaults().sha256(wrong)))
-                .isInstanceOfSatisfying(RestCallException.class, e -> assertThat(e.httpStatus()).isEqualTo(400));
-        String right = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest("v5".getBytes(StandardCharsets.UTF_8)));
-        client.write("p.txt", new ByteArrayInputStream("v5".getBytes(StandardCharsets.UTF_8)), 2, WriteOptions.defaults().sha256(right));
+        client.write(
+                "p.txt",
+                "v2".getBytes(StandardCharsets.UTF_8),
+                WriteOptions.defaults().ifMatch(etag));
+        assertThatThrownBy(() -> client.write(
+                        "p.txt",
+                        "v3".getBytes(StandardCharsets.UTF_8),
+                        WriteOptions.defaults().ifMatch(etag)))
+                .isInstanceOfSatisfying(
+                        RestCallException.class, e -> assertThat(e.errorCode()).isEqualTo("PRECONDITION_FAILED"));
+        String wrong = HexFormat.of()
+                .formatHex(MessageDigest.getInstance("SHA-256").digest("other".getBytes(StandardCharsets.UTF_8)));
+        assertThatThrownBy(() -> client.write(
+                        "p.txt",
+                        "v4".getBytes(StandardCharsets.UTF_8),
+                        WriteOptions.defaults().sha256(wrong)))
+                .isInstanceOfSatisfying(
+                        RestCallException.class, e -> assertThat(e.httpStatus()).isEqualTo(400));
+        String right = HexFormat.of()
+                .formatHex(MessageDigest.getInstance("SHA-256").digest("v5".getBytes(StandardCharsets.UTF_8)));
+        client.write(
+                "p.txt",
+                new ByteArrayInputStream("v5".getBytes(StandardCharsets.UTF_8)),
+                2,
+                WriteOptions.defaults().sha256(right));
         assertThat(daemon.rootDir().resolve("p.txt")).hasContent("v5");
     }
 
@@ -203,7 +234,8 @@ class FileCallsTest {
                 return 'x';
             }
         };
-        assertThatThrownBy(() -> client.write("broken.txt", broken)).isInstanceOf(UncheckedIOException.class)
+        assertThatThrownBy(() -> client.write("broken.txt", broken))
+                .isInstanceOf(UncheckedIOException.class)
                 .hasRootCauseMessage("local disk on fire");
         assertThat(client.exists("broken.txt")).isFalse();
     }
@@ -220,8 +252,10 @@ class FileCallsTest {
     void theSdksSlashEncodingAndALiteralSlashNameTheSameFile() throws Exception {
         client.write("same/file.txt", "one".getBytes(StandardCharsets.UTF_8));
         try (RawHttp h = RawHttp.connect("127.0.0.1", daemon.restPort(), Duration.ofSeconds(10))) {
-            RawResponse literal = h.send(RawRequest.get("/v1/files/same/file.txt")).read();
-            RawResponse encoded = h.send(RawRequest.get("/v1/files/same%2Ffile.txt")).read();
+            RawResponse literal =
+                    h.send(RawRequest.get("/v1/files/same/file.txt")).read();
+            RawResponse encoded =
+                    h.send(RawRequest.get("/v1/files/same%2Ffile.txt")).read();
             assertThat(literal.status()).isEqualTo(200);
             assertThat(literal.text()).isEqualTo("one");
             assertThat(encoded.text()).isEqualTo("one");

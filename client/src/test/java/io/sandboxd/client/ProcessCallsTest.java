@@ -1,5 +1,8 @@
 package io.sandboxd.client;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -12,10 +15,6 @@ import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.testkit.Poll;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.proc.ProcStat;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,9 +22,9 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The gRPC half of the client against the packaged daemon: real processes, real PTYs. */
 class ProcessCallsTest {
@@ -56,8 +55,11 @@ class ProcessCallsTest {
     @Test
     void executeAppliesEnvAndCwd() throws Exception {
         java.nio.file.Files.createDirectories(daemon.rootDir().resolve("work/sub"));
-        ExecResult r = client.execute(Command.shell("echo \"$GREETING\"; pwd").env("GREETING", "hallo welt").cwd("work/sub"));
-        assertThat(r.stdoutText()).isEqualTo("hallo welt\n" + daemon.rootDir().toRealPath().resolve("work/sub") + "\n");
+        ExecResult r = client.execute(Command.shell("echo \"$GREETING\"; pwd")
+                .env("GREETING", "hallo welt")
+                .cwd("work/sub"));
+        assertThat(r.stdoutText())
+                .isEqualTo("hallo welt\n" + daemon.rootDir().toRealPath().resolve("work/sub") + "\n");
     }
 
     @Test
@@ -71,16 +73,22 @@ class ProcessCallsTest {
 
     @Test
     void executeFailuresCarryTheStatusCodeAndMessage() {
-        assertThatThrownBy(() -> client.execute("no-such-binary-4711")).isInstanceOfSatisfying(GrpcCallException.class, e -> {
-            assertThat(e.code()).isEqualTo(Status.Code.NOT_FOUND);
-            assertThat(e.description()).contains("no-such-binary-4711");
-            assertThat(e.method()).isEqualTo("Execute");
-            assertThat(e.target()).isEqualTo(daemon.grpcTarget());
-            assertThat(e.getMessage()).isEqualTo("Execute at " + daemon.grpcTarget() + ": NOT_FOUND: " + e.description());
-        });
-        assertThatThrownBy(() -> client.execute(ExecuteRequest.newBuilder().setConfig(ProcessConfig.getDefaultInstance()).build()))
-                .isInstanceOfSatisfying(GrpcCallException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.INVALID_ARGUMENT));
-        assertThatThrownBy(() -> Command.of("x").tty(80, 24).toExecuteRequest()).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> client.execute("no-such-binary-4711"))
+                .isInstanceOfSatisfying(GrpcCallException.class, e -> {
+                    assertThat(e.code()).isEqualTo(Status.Code.NOT_FOUND);
+                    assertThat(e.description()).contains("no-such-binary-4711");
+                    assertThat(e.method()).isEqualTo("Execute");
+                    assertThat(e.target()).isEqualTo(daemon.grpcTarget());
+                    assertThat(e.getMessage())
+                            .isEqualTo("Execute at " + daemon.grpcTarget() + ": NOT_FOUND: " + e.description());
+                });
+        assertThatThrownBy(() -> client.execute(ExecuteRequest.newBuilder()
+                        .setConfig(ProcessConfig.getDefaultInstance())
+                        .build()))
+                .isInstanceOfSatisfying(
+                        GrpcCallException.class, e -> assertThat(e.code()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+        assertThatThrownBy(() -> Command.of("x").tty(80, 24).toExecuteRequest())
+                .isInstanceOf(IllegalStateException.class);
     }
 
     @Test
@@ -98,14 +106,16 @@ class ProcessCallsTest {
             assertThat(events.get(0).getInit().getProcessId()).isEqualTo(pid);
             assertThat(events.get(events.size() - 1).getExit().getExitCode()).isZero();
             StringBuilder out = new StringBuilder();
-            events.stream().filter(StartResponse::hasStdout).forEach(e -> out.append(e.getStdout().toStringUtf8()));
+            events.stream()
+                    .filter(StartResponse::hasStdout)
+                    .forEach(e -> out.append(e.getStdout().toStringUtf8()));
             assertThat(out).hasToString("hello world");
             assertThat(p.exitCode()).isZero();
             assertThat(p.status().isOk()).isTrue();
             assertThat(p.isEnded()).isTrue();
             assertThat(p.next()).as("still null after the end").isNull();
-            assertThatThrownBy(p::closeStdin).isInstanceOfSatisfying(GrpcCallException.class,
-                    e -> assertThat(e.code()).isEqualTo(Status.Code.NOT_FOUND));
+            assertThatThrownBy(p::closeStdin).isInstanceOfSatisfying(GrpcCallException.class, e -> assertThat(e.code())
+                    .isEqualTo(Status.Code.NOT_FOUND));
         }
     }
 
@@ -121,7 +131,10 @@ class ProcessCallsTest {
         assertThat(rec.violations()).isEmpty();
         assertThat(rec.events().get(0).message().hasInit()).isTrue();
         assertThat(rec.exitEvent().nanos()).isLessThanOrEqualTo(rec.endedNanos());
-        assertThat(rec.describe()).startsWith("[init{process_id=").contains("exit{exit_code=7}").endsWith("then status OK");
+        assertThat(rec.describe())
+                .startsWith("[init{process_id=")
+                .contains("exit{exit_code=7}")
+                .endsWith("then status OK");
     }
 
     @Test
@@ -131,15 +144,21 @@ class ProcessCallsTest {
         p.signal(Signal.SIGNAL_SIGINT);
         assertThat(rec.awaitEnd(Duration.ofSeconds(30))).isTrue();
         assertThat(rec.exitCode()).isEqualTo(130);
-        assertThatThrownBy(() -> client.sendSignal(SendSignalRequest.newBuilder().setProcessId(p.pid()).setSignalValue(99).build()))
+        assertThatThrownBy(() -> client.sendSignal(SendSignalRequest.newBuilder()
+                        .setProcessId(p.pid())
+                        .setSignalValue(99)
+                        .build()))
                 .isInstanceOf(GrpcCallException.class);
     }
 
     @Test
     void ttyHasTheRequestedSizeAndFollowsResize() {
         StartRecorder rec = new StartRecorder();
-        RemoteProcess p = client.start(Command.shell("stty size; echo ready; read x; stty size").tty(100, 30), rec);
-        assertThat(rec.awaitStdoutContains("ready", Duration.ofSeconds(30))).as(rec.describe()).isTrue();
+        RemoteProcess p = client.start(
+                Command.shell("stty size; echo ready; read x; stty size").tty(100, 30), rec);
+        assertThat(rec.awaitStdoutContains("ready", Duration.ofSeconds(30)))
+                .as(rec.describe())
+                .isTrue();
         p.resize(120, 40);
         p.writeStdin("\n".getBytes(StandardCharsets.UTF_8));
         assertThat(rec.awaitEnd(Duration.ofSeconds(30))).isTrue();
@@ -158,16 +177,22 @@ class ProcessCallsTest {
             Thread.sleep(1000);
             long later = new io.sandboxd.testkit.proc.ProcessObserver(yes.pid()).bytesWritten();
             assertThat(later).as("yes is blocked on its pipe").isEqualTo(written);
-            assertThat(written).as("what was written is pipe + one message + windows, not more").isLessThan(16L << 20);
+            assertThat(written)
+                    .as("what was written is pipe + one message + windows, not more")
+                    .isLessThan(16L << 20);
             long got = 0;
             while (got < 64L << 20) {
                 StartResponse ev = p.next();
                 got += ev.getStdout().size();
             }
-            assertThat(new io.sandboxd.testkit.proc.ProcessObserver(yes.pid()).bytesWritten()).isGreaterThan(written);
+            assertThat(new io.sandboxd.testkit.proc.ProcessObserver(yes.pid()).bytesWritten())
+                    .isGreaterThan(written);
         }
-        Poll.await(Duration.ofSeconds(20), () -> daemon.observer().liveDescendantsNamed("yes").isEmpty(),
-                () -> "close() cancels the stream and the daemon kills yes: " + daemon.observer().descendants());
+        Poll.await(
+                Duration.ofSeconds(20),
+                () -> daemon.observer().liveDescendantsNamed("yes").isEmpty(),
+                () -> "close() cancels the stream and the daemon kills yes: "
+                        + daemon.observer().descendants());
     }
 
     @Test
@@ -190,10 +215,11 @@ class ProcessCallsTest {
 
     @Test
     void aStreamDeadlineEndsTheStreamWithDeadlineExceeded() {
-        try (RemoteProcess p = client.withStreamDeadline(Duration.ofMillis(1500)).start(Command.of("sleep", "100"))) {
+        try (RemoteProcess p =
+                client.withStreamDeadline(Duration.ofMillis(1500)).start(Command.of("sleep", "100"))) {
             assertThat(p.next().hasInit()).isTrue();
-            assertThatThrownBy(p::next).isInstanceOfSatisfying(GrpcCallException.class,
-                    e -> assertThat(e.code()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+            assertThatThrownBy(p::next).isInstanceOfSatisfying(GrpcCallException.class, e -> assertThat(e.code())
+                    .isEqualTo(Status.Code.DEADLINE_EXCEEDED));
         }
     }
 
@@ -244,13 +270,21 @@ class ProcessCallsTest {
     @Test
     void aCallerSuppliedChannelAndExecutorAreUsedAndLeftOpen() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(2);
-        ManagedChannel ch = NettyChannelBuilder.forTarget(daemon.grpcTarget()).usePlaintext().executor(pool).build();
+        ManagedChannel ch = NettyChannelBuilder.forTarget(daemon.grpcTarget())
+                .usePlaintext()
+                .executor(pool)
+                .build();
         try {
-            SandboxdClient c = SandboxdClient.builder().channel(ch).restBase(daemon.restBase()).build();
+            SandboxdClient c = SandboxdClient.builder()
+                    .channel(ch)
+                    .restBase(daemon.restBase())
+                    .build();
             assertThat(c.execute("echo", "via supplied channel").stdoutText()).isEqualTo("via supplied channel\n");
             assertThat(c.managedChannel()).isSameAs(ch);
             c.close();
-            assertThat(ch.isShutdown()).as("the caller's channel is the caller's to close").isFalse();
+            assertThat(ch.isShutdown())
+                    .as("the caller's channel is the caller's to close")
+                    .isFalse();
             assertThat(c.execute("true").exitCode()).isZero();
         } finally {
             ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
@@ -268,7 +302,10 @@ class ProcessCallsTest {
         mine.removeIf(n -> !n.startsWith("sandboxd-client-io"));
         assertThat(mine).as("the client's own event loop").hasSize(1);
         c.close();
-        Poll.await(Duration.ofSeconds(10), () -> java.util.Collections.disjoint(threadNames(), mine), () -> "left: " + mine);
+        Poll.await(
+                Duration.ofSeconds(10),
+                () -> java.util.Collections.disjoint(threadNames(), mine),
+                () -> "left: " + mine);
         assertThatThrownBy(() -> c.execute("true")).isInstanceOf(SandboxdException.class);
     }
 
@@ -279,7 +316,9 @@ class ProcessCallsTest {
     }
 
     private static ProcStat awaitDescendant(String comm) {
-        Poll.await(Duration.ofSeconds(20), () -> !daemon.observer().liveDescendantsNamed(comm).isEmpty(),
+        Poll.await(
+                Duration.ofSeconds(20),
+                () -> !daemon.observer().liveDescendantsNamed(comm).isEmpty(),
                 () -> "no " + comm + " under the daemon: " + daemon.observer().descendants());
         return daemon.observer().liveDescendantsNamed(comm).get(0);
     }

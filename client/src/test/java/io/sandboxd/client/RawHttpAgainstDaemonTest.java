@@ -1,5 +1,7 @@
 package io.sandboxd.client;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
@@ -13,7 +15,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** The raw HTTP helper against the real daemon: pipelining, half-close, chunked and sendfile uploads, early answers. */
 class RawHttpAgainstDaemonTest {
@@ -34,7 +35,8 @@ class RawHttpAgainstDaemonTest {
         Files.createDirectories(daemon.rootDir().resolve("raw"));
         Files.writeString(daemon.rootDir().resolve("raw/f.txt"), "pipelined");
         try (RawHttp h = RawHttp.connect("127.0.0.1", daemon.restPort(), Duration.ofSeconds(10))) {
-            h.send(RawRequest.get("/v1/files/raw%2Ff.txt")).send(RawRequest.head("/v1/files/raw/f.txt"))
+            h.send(RawRequest.get("/v1/files/raw%2Ff.txt"))
+                    .send(RawRequest.head("/v1/files/raw/f.txt"))
                     .send(RawRequest.get("/v1/files/raw%2Fmissing"));
             RawResponse a = h.read();
             RawResponse b = h.read(true);
@@ -63,8 +65,10 @@ class RawHttpAgainstDaemonTest {
     @Test
     void chunkedUploadFileUploadAndBadFraming(@TempDir Path tmp) throws Exception {
         try (RawHttp h = RawHttp.connect("127.0.0.1", daemon.restPort(), Duration.ofSeconds(10))) {
-            h.send(RawRequest.of("PUT", "/v1/files/raw/chunked.txt").header("Transfer-Encoding", "chunked")
-                    .body("3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII)).withoutContentLength());
+            h.send(RawRequest.of("PUT", "/v1/files/raw/chunked.txt")
+                    .header("Transfer-Encoding", "chunked")
+                    .body("3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII))
+                    .withoutContentLength());
             assertThat(h.read().status()).isEqualTo(204);
         }
         assertThat(daemon.rootDir().resolve("raw/chunked.txt")).hasContent("abcde");
@@ -77,8 +81,11 @@ class RawHttpAgainstDaemonTest {
         }
         assertThat(Files.size(daemon.rootDir().resolve("raw/sendfile.bin"))).isEqualTo(3 << 20);
 
-        RawResponse bad = RawHttp.exchange("127.0.0.1", daemon.restPort(),
-                RawRequest.put("/v1/files/raw/bad.txt", "x".getBytes(StandardCharsets.US_ASCII)).header("Content-Length", "abc"),
+        RawResponse bad = RawHttp.exchange(
+                "127.0.0.1",
+                daemon.restPort(),
+                RawRequest.put("/v1/files/raw/bad.txt", "x".getBytes(StandardCharsets.US_ASCII))
+                        .header("Content-Length", "abc"),
                 Duration.ofSeconds(10));
         assertThat(bad.status()).isEqualTo(400);
         assertThat(daemon.rootDir().resolve("raw/bad.txt")).doesNotExist();
@@ -88,8 +95,9 @@ class RawHttpAgainstDaemonTest {
     void exchangeReadsAnEarlyAnswerWhileTheBodyIsStillBeingSent() throws Exception {
         // 401 comes back before the body: the token is checked first.
         try (RunningDaemon secured = TestDaemons.start("raw-http-auth", s -> s.withAuthToken("t"));
-             RawHttp h = RawHttp.connect("127.0.0.1", secured.restPort(), Duration.ofSeconds(10))) {
-            RawResponse r = h.exchange(RawRequest.of("PUT", "/v1/files/x").header("Content-Length", "100000000"),
+                RawHttp h = RawHttp.connect("127.0.0.1", secured.restPort(), Duration.ofSeconds(10))) {
+            RawResponse r = h.exchange(
+                    RawRequest.of("PUT", "/v1/files/x").header("Content-Length", "100000000"),
                     new ByteArrayInputStream(new byte[1 << 20]));
             assertThat(r.status()).isEqualTo(401);
             assertThat(r.header("WWW-Authenticate")).isEqualTo("Bearer");

@@ -2,18 +2,17 @@ package io.sandboxd.client;
 
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
-
 import java.io.IOException;
 import java.util.function.UnaryOperator;
 
 /** The packaged daemon (daemon/target/sandboxd.jar) through the testkit launcher, and clients of it. */
 public final class TestDaemons {
-    private TestDaemons() {
-    }
+    private TestDaemons() {}
 
     /** The daemon jar with the launcher's lean JVM options, logs named after the test. */
     public static DaemonSpec spec(String name) {
-        return DaemonSpec.packagedJar().withJvmOptions("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m")
+        return DaemonSpec.packagedJar()
+                .withJvmOptions("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m")
                 .withLogName(name);
     }
 

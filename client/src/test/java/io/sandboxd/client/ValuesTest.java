@@ -1,14 +1,13 @@
 package io.sandboxd.client;
 
-import io.sandboxd.api.process.v1.StartRequest;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sandboxd.api.process.v1.StartRequest;
 import java.net.http.HttpHeaders;
 import java.util.List;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /** Paths, commands, write options and errors: what goes on the wire and what users read. */
 class ValuesTest {
@@ -48,7 +47,11 @@ class ValuesTest {
         assertThatThrownBy(() -> WriteOptions.defaults().mode(01000)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> WriteOptions.defaults().sha256("abc")).isInstanceOf(IllegalArgumentException.class);
         java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://h/"));
-        WriteOptions.defaults().createOnly().ifMatch("\"e1\"").sha256("A".repeat(64)).apply(b);
+        WriteOptions.defaults()
+                .createOnly()
+                .ifMatch("\"e1\"")
+                .sha256("A".repeat(64))
+                .apply(b);
         HttpHeaders h = b.GET().build().headers();
         assertThat(h.firstValue("If-None-Match")).hasValue("*");
         assertThat(h.firstValue("If-Match")).hasValue("\"e1\"");
@@ -64,17 +67,23 @@ class ValuesTest {
         assertThat(RestCallException.codeForStatus(507)).isEqualTo("INSUFFICIENT_STORAGE");
         assertThat(RestCallException.codeForStatus(502)).isEqualTo("INTERNAL");
         assertThat(RestCallException.codeForStatus(418)).isEqualTo("HTTP_418");
-        assertThat(Json.error("{\"code\":\"CONFLICT\",\"message\":\"not empty\"}".getBytes())).containsExactly("CONFLICT", "not empty");
+        assertThat(Json.error("{\"code\":\"CONFLICT\",\"message\":\"not empty\"}".getBytes()))
+                .containsExactly("CONFLICT", "not empty");
         assertThat(Json.error("<html>bad gateway</html>".getBytes())).containsExactly(null, "<html>bad gateway</html>");
         assertThat(Json.error(new byte[0])).containsExactly(null, null);
     }
 
     @Test
     void unreachableReasonsAreNamed() {
-        assertThat(DaemonUnreachableException.reason(new java.net.ConnectException("Connection refused"))).isEqualTo("connection refused");
-        assertThat(DaemonUnreachableException.reason(new java.net.UnknownHostException("nope"))).isEqualTo("unknown host");
-        assertThat(DaemonUnreachableException.reason(new java.net.NoRouteToHostException("x"))).isEqualTo("no route to host");
-        assertThat(DaemonUnreachableException.isConnectFailure(new RuntimeException(new java.net.ConnectException()))).isTrue();
-        assertThat(DaemonUnreachableException.isConnectFailure(new java.io.IOException("reset"))).isFalse();
+        assertThat(DaemonUnreachableException.reason(new java.net.ConnectException("Connection refused")))
+                .isEqualTo("connection refused");
+        assertThat(DaemonUnreachableException.reason(new java.net.UnknownHostException("nope")))
+                .isEqualTo("unknown host");
+        assertThat(DaemonUnreachableException.reason(new java.net.NoRouteToHostException("x")))
+                .isEqualTo("no route to host");
+        assertThat(DaemonUnreachableException.isConnectFailure(new RuntimeException(new java.net.ConnectException())))
+                .isTrue();
+        assertThat(DaemonUnreachableException.isConnectFailure(new java.io.IOException("reset")))
+                .isFalse();
     }
 }

@@ -1,14 +1,13 @@
 package io.sandboxd.conformance;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.conformance.checks.Registry;
 import io.sandboxd.conformance.suite.CheckId;
-import org.junit.jupiter.api.Test;
-
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class CatalogueTest {
     @Test
@@ -27,6 +26,7 @@ class CatalogueTest {
     void theRootWipeRunsLast() {
         CheckId[] all = CheckId.values();
         assertThat(all[all.length - 1]).isEqualTo(CheckId.FS_DEL_008);
-        assertThat(Arrays.stream(all).filter(c -> c.id().equals("FS-DEL-008")).count()).isEqualTo(1);
+        assertThat(Arrays.stream(all).filter(c -> c.id().equals("FS-DEL-008")).count())
+                .isEqualTo(1);
     }
 }

@@ -1,25 +1,25 @@
 package io.sandboxd.conformance;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.sun.net.httpserver.HttpServer;
 import io.sandboxd.conformance.cli.ConformanceCommand;
 import io.sandboxd.testkit.FreePorts;
-import org.junit.jupiter.api.Test;
-
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class CliTest {
-    record Result(int exit, String out, String err) {
-    }
+    record Result(int exit, String out, String err) {}
 
     static Result run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = ConformanceCommand.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        int exit = ConformanceCommand.execute(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
@@ -33,7 +33,8 @@ class CliTest {
         Result badId = run("--grpc", "127.0.0.1:1", "--rest", "http://127.0.0.1:1", "--only", "FS-NOPE-001");
         assertThat(badId.exit()).isEqualTo(2);
         assertThat(badId.err()).contains("unknown check id \"FS-NOPE-001\"");
-        assertThat(run("--grpc", "127.0.0.1", "--rest", "http://127.0.0.1:1").err()).contains("--grpc must be HOST:PORT");
+        assertThat(run("--grpc", "127.0.0.1", "--rest", "http://127.0.0.1:1").err())
+                .contains("--grpc must be HOST:PORT");
         assertThat(run("--nope").exit()).isEqualTo(2);
     }
 
@@ -58,9 +59,15 @@ class CliTest {
         rest.start();
         try {
             int grpc = FreePorts.pick();
-            Result r = run("--grpc", "127.0.0.1:" + grpc, "--rest", "http://127.0.0.1:" + rest.getAddress().getPort());
+            Result r = run(
+                    "--grpc",
+                    "127.0.0.1:" + grpc,
+                    "--rest",
+                    "http://127.0.0.1:" + rest.getAddress().getPort());
             assertThat(r.exit()).isEqualTo(2);
-            assertThat(r.err()).contains("cannot reach the gRPC ProcessService at 127.0.0.1:" + grpc + ": connection refused (is the runtime running");
+            assertThat(r.err())
+                    .contains("cannot reach the gRPC ProcessService at 127.0.0.1:" + grpc
+                            + ": connection refused (is the runtime running");
         } finally {
             rest.stop(0);
         }

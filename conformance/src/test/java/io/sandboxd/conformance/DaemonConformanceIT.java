@@ -1,12 +1,9 @@
 package io.sandboxd.conformance;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,8 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * CI's conformance run: our daemon, started from daemon/target/sandboxd.jar by testkit's launcher
@@ -46,7 +45,9 @@ class DaemonConformanceIT {
         Path suiteJar = Path.of(System.getProperty("conformance.jar", "target/sandboxd-conformance.jar"));
         assertThat(suiteJar).as("suite jar").exists();
         Path root = Files.createDirectory(tmp.resolve("root"));
-        DaemonSpec spec = DaemonSpec.packagedJar().withRootDir(root).withAuthToken(TOKEN)
+        DaemonSpec spec = DaemonSpec.packagedJar()
+                .withRootDir(root)
+                .withAuthToken(TOKEN)
                 .withArgs("--stream-chunk-size", "1024", "--execute-output-limit", "65536")
                 .withEnv("SANDBOX_CONFORMANCE_ID", "sb-123")
                 .withEnv("SANDBOX_MONKEY", "kept: KEY only as a substring")
@@ -65,9 +66,25 @@ class DaemonConformanceIT {
             String daemonLog = daemon.stdoutLog() + " and " + daemon.stderrLog();
             Path reports = Path.of("target", "conformance-report").toAbsolutePath();
             Files.createDirectories(reports);
-            List<String> cmd = new ArrayList<>(List.of(java(), "-jar", suiteJar.toString(), "--grpc", daemon.grpcTarget(),
-                    "--rest", daemon.restBase(), "--level", "all", "--report-dir", reports.toString(), "--token", TOKEN,
-                    "--stream-chunk-size", "1024", "--execute-output-limit", "65536", "--allow-root-wipe"));
+            List<String> cmd = new ArrayList<>(List.of(
+                    java(),
+                    "-jar",
+                    suiteJar.toString(),
+                    "--grpc",
+                    daemon.grpcTarget(),
+                    "--rest",
+                    daemon.restBase(),
+                    "--level",
+                    "all",
+                    "--report-dir",
+                    reports.toString(),
+                    "--token",
+                    TOKEN,
+                    "--stream-chunk-size",
+                    "1024",
+                    "--execute-output-limit",
+                    "65536",
+                    "--allow-root-wipe"));
             long t0 = System.nanoTime();
             Process suite = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             String output = new String(suite.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -75,15 +92,22 @@ class DaemonConformanceIT {
             long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
             Files.writeString(reports.resolve("stdout.txt"), output);
 
-            JsonNode report = JsonMapper.builder().build().readTree(reports.resolve("conformance-report.json").toFile());
+            JsonNode report = JsonMapper.builder()
+                    .build()
+                    .readTree(reports.resolve("conformance-report.json").toFile());
             Map<String, String> notPassed = new TreeMap<>();
             for (JsonNode c : report.path("checks")) {
                 if (!c.path("outcome").stringValue().equals("pass")) {
-                    notPassed.put(c.path("id").stringValue(), c.path("outcome").stringValue() + ": " + c.path("message").stringValue());
+                    notPassed.put(
+                            c.path("id").stringValue(),
+                            c.path("outcome").stringValue() + ": "
+                                    + c.path("message").stringValue());
                 }
             }
-            assertThat(notPassed).as("checks that did not pass (suite output in target/conformance-report/stdout.txt, daemon log in "
-                    + daemonLog + "):\n" + output).isEmpty();
+            assertThat(notPassed)
+                    .as("checks that did not pass (suite output in target/conformance-report/stdout.txt, daemon log in "
+                            + daemonLog + "):\n" + output)
+                    .isEmpty();
             assertThat(suite.exitValue()).as(output).isZero();
             assertThat(seconds).as("whole suite duration in seconds").isLessThan(120);
         }

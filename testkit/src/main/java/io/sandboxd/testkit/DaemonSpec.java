@@ -28,7 +28,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * developer's shell could otherwise change what a test runs) unless {@link #withInheritedSandboxdEnv}.
  */
 public final class DaemonSpec {
-    enum Kind { JAR, SCRIPT, MAIN_CLASS }
+    enum Kind {
+        JAR,
+        SCRIPT,
+        MAIN_CLASS
+    }
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
@@ -51,10 +55,25 @@ public final class DaemonSpec {
     final String name;
     final Duration readyTimeout;
 
-    private DaemonSpec(Kind kind, Path program, String classPath, String mainClass, Path java, List<String> jvmOptions,
-                       List<String> args, Map<String, String> env, boolean inheritSandboxdEnv, Integer openFileLimit,
-                       List<String> wrapper, Path rootDir, String listenHost, int grpcPort, int restPort, Path logDir,
-                       String name, Duration readyTimeout) {
+    private DaemonSpec(
+            Kind kind,
+            Path program,
+            String classPath,
+            String mainClass,
+            Path java,
+            List<String> jvmOptions,
+            List<String> args,
+            Map<String, String> env,
+            boolean inheritSandboxdEnv,
+            Integer openFileLimit,
+            List<String> wrapper,
+            Path rootDir,
+            String listenHost,
+            int grpcPort,
+            int restPort,
+            Path logDir,
+            String name,
+            Duration readyTimeout) {
         this.kind = kind;
         this.program = program;
         this.classPath = classPath;
@@ -76,10 +95,25 @@ public final class DaemonSpec {
     }
 
     private static DaemonSpec of(Kind kind, Path program, String classPath, String mainClass) {
-        return new DaemonSpec(kind, program, classPath, mainClass, currentJava(), List.of(), List.of(), Map.of(), false,
-                null, List.of(), null, "127.0.0.1", 0, 0,
+        return new DaemonSpec(
+                kind,
+                program,
+                classPath,
+                mainClass,
+                currentJava(),
+                List.of(),
+                List.of(),
+                Map.of(),
+                false,
+                null,
+                List.of(),
+                null,
+                "127.0.0.1",
+                0,
+                0,
                 Path.of(System.getProperty("sandboxd.logDir", "target/daemon-logs")),
-                "daemon-" + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet(), Duration.ofSeconds(120));
+                "daemon-" + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet(),
+                Duration.ofSeconds(120));
     }
 
     /** {@code java -jar JAR}. */
@@ -125,26 +159,67 @@ public final class DaemonSpec {
                 return d;
             }
         }
-        throw new IllegalStateException("cannot find the repository root from " + Path.of("").toAbsolutePath()
-                + " (set -Dsandboxd.repoRoot)");
+        throw new IllegalStateException(
+                "cannot find the repository root from " + Path.of("").toAbsolutePath() + " (set -Dsandboxd.repoRoot)");
     }
 
     private static Path currentJava() {
         return Path.of(System.getProperty("java.home"), "bin", "java");
     }
 
-    private DaemonSpec copy(Path java, List<String> jvmOptions, List<String> args, Map<String, String> env,
-                            boolean inheritSandboxdEnv, Integer openFileLimit, List<String> wrapper, Path rootDir,
-                            String listenHost, int grpcPort, int restPort, Path logDir, String name,
-                            Duration readyTimeout) {
-        return new DaemonSpec(kind, program, classPath, mainClass, java, jvmOptions, args, env, inheritSandboxdEnv,
-                openFileLimit, wrapper, rootDir, listenHost, grpcPort, restPort, logDir, name, readyTimeout);
+    private DaemonSpec copy(
+            Path java,
+            List<String> jvmOptions,
+            List<String> args,
+            Map<String, String> env,
+            boolean inheritSandboxdEnv,
+            Integer openFileLimit,
+            List<String> wrapper,
+            Path rootDir,
+            String listenHost,
+            int grpcPort,
+            int restPort,
+            Path logDir,
+            String name,
+            Duration readyTimeout) {
+        return new DaemonSpec(
+                kind,
+                program,
+                classPath,
+                mainClass,
+                java,
+                jvmOptions,
+                args,
+                env,
+                inheritSandboxdEnv,
+                openFileLimit,
+                wrapper,
+                rootDir,
+                listenHost,
+                grpcPort,
+                restPort,
+                logDir,
+                name,
+                readyTimeout);
     }
 
     /** The {@code java} binary (e.g. another JDK's); for a script, its {@code JAVA_HOME}. */
     public DaemonSpec withJava(Path javaBinary) {
-        return copy(javaBinary, jvmOptions, args, env, inheritSandboxdEnv, openFileLimit, wrapper, rootDir, listenHost,
-                grpcPort, restPort, logDir, name, readyTimeout);
+        return copy(
+                javaBinary,
+                jvmOptions,
+                args,
+                env,
+                inheritSandboxdEnv,
+                openFileLimit,
+                wrapper,
+                rootDir,
+                listenHost,
+                grpcPort,
+                restPort,
+                logDir,
+                name,
+                readyTimeout);
     }
 
     /** Replaces the JVM options (for a script: passed as {@code SANDBOXD_JAVA_OPTS}). */
@@ -153,24 +228,63 @@ public final class DaemonSpec {
     }
 
     public DaemonSpec withJvmOptions(List<String> options) {
-        return copy(java, options, args, env, inheritSandboxdEnv, openFileLimit, wrapper, rootDir, listenHost, grpcPort,
-                restPort, logDir, name, readyTimeout);
+        return copy(
+                java,
+                options,
+                args,
+                env,
+                inheritSandboxdEnv,
+                openFileLimit,
+                wrapper,
+                rootDir,
+                listenHost,
+                grpcPort,
+                restPort,
+                logDir,
+                name,
+                readyTimeout);
     }
 
     /** Adds daemon arguments after the port and root flags, e.g. {@code "--max-processes", "8"}. */
     public DaemonSpec withArgs(String... more) {
         List<String> all = new ArrayList<>(args);
         all.addAll(List.of(more));
-        return copy(java, jvmOptions, all, env, inheritSandboxdEnv, openFileLimit, wrapper, rootDir, listenHost,
-                grpcPort, restPort, logDir, name, readyTimeout);
+        return copy(
+                java,
+                jvmOptions,
+                all,
+                env,
+                inheritSandboxdEnv,
+                openFileLimit,
+                wrapper,
+                rootDir,
+                listenHost,
+                grpcPort,
+                restPort,
+                logDir,
+                name,
+                readyTimeout);
     }
 
     /** Sets an environment variable of the daemon. */
     public DaemonSpec withEnv(String key, String value) {
         Map<String, String> all = new LinkedHashMap<>(env);
         all.put(key, Objects.requireNonNull(value));
-        return copy(java, jvmOptions, args, all, inheritSandboxdEnv, openFileLimit, wrapper, rootDir, listenHost,
-                grpcPort, restPort, logDir, name, readyTimeout);
+        return copy(
+                java,
+                jvmOptions,
+                args,
+                all,
+                inheritSandboxdEnv,
+                openFileLimit,
+                wrapper,
+                rootDir,
+                listenHost,
+                grpcPort,
+                restPort,
+                logDir,
+                name,
+                readyTimeout);
     }
 
     /** Requires this bearer token on every call but health ({@code SANDBOXD_AUTH_TOKEN}, so it is not in {@code ps}). */
@@ -180,14 +294,40 @@ public final class DaemonSpec {
 
     /** Keeps the {@code SANDBOXD_*} variables of this JVM's environment (e.g. for a benchmark tool). */
     public DaemonSpec withInheritedSandboxdEnv(boolean inherit) {
-        return copy(java, jvmOptions, args, env, inherit, openFileLimit, wrapper, rootDir, listenHost, grpcPort,
-                restPort, logDir, name, readyTimeout);
+        return copy(
+                java,
+                jvmOptions,
+                args,
+                env,
+                inherit,
+                openFileLimit,
+                wrapper,
+                rootDir,
+                listenHost,
+                grpcPort,
+                restPort,
+                logDir,
+                name,
+                readyTimeout);
     }
 
     /** Runs the daemon under {@code ulimit -n LIMIT} (through {@code sh -c '… exec'}: same pid). */
     public DaemonSpec withOpenFileLimit(int limit) {
-        return copy(java, jvmOptions, args, env, inheritSandboxdEnv, limit, wrapper, rootDir, listenHost, grpcPort,
-                restPort, logDir, name, readyTimeout);
+        return copy(
+                java,
+                jvmOptions,
+                args,
+                env,
+                inheritSandboxdEnv,
+                limit,
+                wrapper,
+                rootDir,
+                listenHost,
+                grpcPort,
+                restPort,
+                logDir,
+                name,
+                readyTimeout);
     }
 
     /**
@@ -195,31 +335,96 @@ public final class DaemonSpec {
      * to it (so the pid stays the daemon's), e.g. {@code "sh", "-c", "trap '' INT; exec \"$@\"", "sh"}.
      */
     public DaemonSpec withWrapper(String... argv) {
-        return copy(java, jvmOptions, args, env, inheritSandboxdEnv, openFileLimit, List.of(argv), rootDir, listenHost,
-                grpcPort, restPort, logDir, name, readyTimeout);
+        return copy(
+                java,
+                jvmOptions,
+                args,
+                env,
+                inheritSandboxdEnv,
+                openFileLimit,
+                List.of(argv),
+                rootDir,
+                listenHost,
+                grpcPort,
+                restPort,
+                logDir,
+                name,
+                readyTimeout);
     }
 
     public DaemonSpec withRootDir(Path dir) {
-        return copy(java, jvmOptions, args, env, inheritSandboxdEnv, openFileLimit, wrapper, dir, listenHost, grpcPort,
-                restPort, logDir, name, readyTimeout);
+        return copy(
+                java,
+                jvmOptions,
+                args,
+                env,
+                inheritSandboxdEnv,
+                openFileLimit,
+                wrapper,
+                dir,
+                listenHost,
+                grpcPort,
+                restPort,
+                logDir,
+                name,
+                readyTimeout);
     }
 
     /** Fixed ports instead of free ones (0 = pick a free one). */
     public DaemonSpec withPorts(int grpc, int rest) {
-        return copy(java, jvmOptions, args, env, inheritSandboxdEnv, openFileLimit, wrapper, rootDir, listenHost, grpc,
-                rest, logDir, name, readyTimeout);
+        return copy(
+                java,
+                jvmOptions,
+                args,
+                env,
+                inheritSandboxdEnv,
+                openFileLimit,
+                wrapper,
+                rootDir,
+                listenHost,
+                grpc,
+                rest,
+                logDir,
+                name,
+                readyTimeout);
     }
 
     /** {@code --listen-host} (default 127.0.0.1); clients still connect to loopback for a wildcard. */
     public DaemonSpec withListenHost(String host) {
-        return copy(java, jvmOptions, args, env, inheritSandboxdEnv, openFileLimit, wrapper, rootDir, host, grpcPort,
-                restPort, logDir, name, readyTimeout);
+        return copy(
+                java,
+                jvmOptions,
+                args,
+                env,
+                inheritSandboxdEnv,
+                openFileLimit,
+                wrapper,
+                rootDir,
+                host,
+                grpcPort,
+                restPort,
+                logDir,
+                name,
+                readyTimeout);
     }
 
     /** Logs go to {@code DIR/NAME.stdout.log} and {@code DIR/NAME.stderr.log}, appended. */
     public DaemonSpec withLogs(Path dir, String logName) {
-        return copy(java, jvmOptions, args, env, inheritSandboxdEnv, openFileLimit, wrapper, rootDir, listenHost,
-                grpcPort, restPort, dir, logName, readyTimeout);
+        return copy(
+                java,
+                jvmOptions,
+                args,
+                env,
+                inheritSandboxdEnv,
+                openFileLimit,
+                wrapper,
+                rootDir,
+                listenHost,
+                grpcPort,
+                restPort,
+                dir,
+                logName,
+                readyTimeout);
     }
 
     /** Same directory, another name. */
@@ -228,8 +433,21 @@ public final class DaemonSpec {
     }
 
     public DaemonSpec withReadyTimeout(Duration timeout) {
-        return copy(java, jvmOptions, args, env, inheritSandboxdEnv, openFileLimit, wrapper, rootDir, listenHost,
-                grpcPort, restPort, logDir, name, timeout);
+        return copy(
+                java,
+                jvmOptions,
+                args,
+                env,
+                inheritSandboxdEnv,
+                openFileLimit,
+                wrapper,
+                rootDir,
+                listenHost,
+                grpcPort,
+                restPort,
+                logDir,
+                name,
+                timeout);
     }
 
     public List<String> args() {
@@ -309,8 +527,15 @@ public final class DaemonSpec {
             }
             case SCRIPT -> cmd.add(program.toAbsolutePath().toString());
         }
-        cmd.addAll(List.of("--listen-host", listenHost, "--grpc-port", Integer.toString(grpc),
-                "--rest-port", Integer.toString(rest), "--root-dir", root.toString()));
+        cmd.addAll(List.of(
+                "--listen-host",
+                listenHost,
+                "--grpc-port",
+                Integer.toString(grpc),
+                "--rest-port",
+                Integer.toString(rest),
+                "--root-dir",
+                root.toString()));
         cmd.addAll(args);
 
         ProcessBuilder pb = new ProcessBuilder(cmd)
@@ -322,7 +547,8 @@ public final class DaemonSpec {
             environment.keySet().removeIf(k -> k.startsWith("SANDBOXD_"));
         }
         if (kind == Kind.SCRIPT) {
-            environment.put("JAVA_HOME", java.toAbsolutePath().getParent().getParent().toString());
+            environment.put(
+                    "JAVA_HOME", java.toAbsolutePath().getParent().getParent().toString());
             if (!jvmOptions.isEmpty()) {
                 environment.put("SANDBOXD_JAVA_OPTS", String.join(" ", jvmOptions));
             }
@@ -336,7 +562,7 @@ public final class DaemonSpec {
 
     @Override
     public String toString() {
-        return kind + " " + (program != null ? program : classPath + " " + mainClass) + " jvm=" + jvmOptions
-                + " args=" + args + " env=" + env.keySet();
+        return kind + " " + (program != null ? program : classPath + " " + mainClass) + " jvm=" + jvmOptions + " args="
+                + args + " env=" + env.keySet();
     }
 }

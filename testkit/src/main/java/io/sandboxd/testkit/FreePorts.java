@@ -13,8 +13,7 @@ import java.util.Set;
  * ready to pick again (the daemon launcher retries when the daemon reports the port taken).
  */
 public final class FreePorts {
-    private FreePorts() {
-    }
+    private FreePorts() {}
 
     /** One free loopback port. */
     public static int pick() {

@@ -8,8 +8,7 @@ import java.util.function.Supplier;
 public final class Poll {
     private static final long INTERVAL_MS = 50;
 
-    private Poll() {
-    }
+    private Poll() {}
 
     /** True as soon as {@code condition} holds; false if it still does not at the deadline. */
     public static boolean until(Duration timeout, BooleanSupplier condition) {

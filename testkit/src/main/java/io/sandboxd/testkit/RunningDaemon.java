@@ -2,7 +2,6 @@ package io.sandboxd.testkit;
 
 import io.sandboxd.testkit.proc.ProcStat;
 import io.sandboxd.testkit.proc.ProcessObserver;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -33,10 +32,13 @@ public final class RunningDaemon implements AutoCloseable {
     private static final Set<RunningDaemon> OWN_ROOTS = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            LIVE.forEach(RunningDaemon::killTree);
-            OWN_ROOTS.forEach(RunningDaemon::deleteOwnRoot);
-        }, "sandboxd-testkit-cleanup"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            LIVE.forEach(RunningDaemon::killTree);
+                            OWN_ROOTS.forEach(RunningDaemon::deleteOwnRoot);
+                        },
+                        "sandboxd-testkit-cleanup"));
     }
 
     private final Process process;
@@ -51,8 +53,15 @@ public final class RunningDaemon implements AutoCloseable {
     private volatile long acceptingNanos = -1;
     private volatile long readyNanos = -1;
 
-    RunningDaemon(Process process, DaemonSpec spec, String host, int grpcPort, int restPort, Path rootDir,
-                  boolean ownRoot, long launchedNanos) {
+    RunningDaemon(
+            Process process,
+            DaemonSpec spec,
+            String host,
+            int grpcPort,
+            int restPort,
+            Path rootDir,
+            boolean ownRoot,
+            long launchedNanos) {
         this.process = process;
         this.spec = spec;
         this.host = host;
@@ -85,8 +94,11 @@ public final class RunningDaemon implements AutoCloseable {
         if (observer.isJvm()) {
             return pid();
         }
-        return process.descendants().map(ProcessHandle::pid).filter(io.sandboxd.testkit.proc.HeapProbe::isJvm)
-                .findFirst().orElse(pid());
+        return process.descendants()
+                .map(ProcessHandle::pid)
+                .filter(io.sandboxd.testkit.proc.HeapProbe::isJvm)
+                .findFirst()
+                .orElse(pid());
     }
 
     public DaemonSpec spec() {
@@ -140,8 +152,8 @@ public final class RunningDaemon implements AutoCloseable {
 
     /** The last {@code maxBytes} of each log, labelled, for failure messages. */
     public String logTail(int maxBytes) {
-        return "--- stdout (" + stdoutLog() + ")\n" + tail(stdoutLog(), maxBytes)
-                + "\n--- stderr (" + stderrLog() + ")\n" + tail(stderrLog(), maxBytes);
+        return "--- stdout (" + stdoutLog() + ")\n" + tail(stdoutLog(), maxBytes) + "\n--- stderr (" + stderrLog()
+                + ")\n" + tail(stderrLog(), maxBytes);
     }
 
     /** {@link System#nanoTime()} just before the process was started. */
@@ -169,10 +181,13 @@ public final class RunningDaemon implements AutoCloseable {
             if (!process.isAlive()) {
                 int code = waitForExit();
                 String tail = logTail(4000);
-                boolean taken = tail.contains("Address already in use") || tail.contains("BindException")
+                boolean taken = tail.contains("Address already in use")
+                        || tail.contains("BindException")
                         || tail.contains("already in use");
-                throw new DaemonStartException("daemon exited with " + code + " before it was ready (" + spec + ")\n"
-                        + tail, OptionalInt.of(code), taken);
+                throw new DaemonStartException(
+                        "daemon exited with " + code + " before it was ready (" + spec + ")\n" + tail,
+                        OptionalInt.of(code),
+                        taken);
             }
             if (acceptingNanos < 0 && accepts(grpcPort) && accepts(restPort)) {
                 acceptingNanos = System.nanoTime();
@@ -182,9 +197,12 @@ public final class RunningDaemon implements AutoCloseable {
                 return;
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new DaemonStartException("daemon not ready within " + spec.readyTimeout.toSeconds() + " s (ports "
-                        + (acceptingNanos >= 0 ? "accepting" : "not accepting") + ", " + spec + ")\n" + logTail(4000),
-                        OptionalInt.empty(), false);
+                throw new DaemonStartException(
+                        "daemon not ready within " + spec.readyTimeout.toSeconds() + " s (ports "
+                                + (acceptingNanos >= 0 ? "accepting" : "not accepting") + ", " + spec + ")\n"
+                                + logTail(4000),
+                        OptionalInt.empty(),
+                        false);
             }
             Poll.sleep(POLL_MS);
         }
@@ -246,7 +264,9 @@ public final class RunningDaemon implements AutoCloseable {
             throw new IllegalArgumentException("not a signal name: " + name);
         }
         try {
-            Process k = new ProcessBuilder("kill", "-s", name, Long.toString(pid())).redirectErrorStream(true).start();
+            Process k = new ProcessBuilder("kill", "-s", name, Long.toString(pid()))
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(k.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (k.waitFor() != 0 && process.isAlive()) {
                 throw new IllegalStateException("kill -s " + name + " " + pid() + " failed: " + out.strip());

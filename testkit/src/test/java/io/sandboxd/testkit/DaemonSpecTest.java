@@ -1,19 +1,18 @@
 package io.sandboxd.testkit;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.sandboxd.testkit.proc.HeapProbe;
 import io.sandboxd.testkit.proc.ProcStat;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The launcher against {@link FakeDaemon}, a real JVM process on real ports. */
 class DaemonSpecTest {
@@ -23,20 +22,25 @@ class DaemonSpecTest {
     private DaemonSpec fake(String... args) {
         return DaemonSpec.mainClass(System.getProperty("java.class.path"), FakeDaemon.class.getName())
                 .withJvmOptions("-Xmx32m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
-                .withLogs(tmp.resolve("logs"), "fake").withArgs(args);
+                .withLogs(tmp.resolve("logs"), "fake")
+                .withArgs(args);
     }
 
     @Test
     void startWaitsUntilHealthAnswers200AndPassesPortsRootAndArgs() throws Exception {
-        try (RunningDaemon d = fake("--healthy-after-ms", "700", "--x", "1").withRootDir(tmp.resolve("root")).start()) {
+        try (RunningDaemon d = fake("--healthy-after-ms", "700", "--x", "1")
+                .withRootDir(tmp.resolve("root"))
+                .start()) {
             assertThat(d.readyAfter()).isGreaterThanOrEqualTo(Duration.ofMillis(700));
             assertThat(d.acceptingAfter()).isLessThan(d.readyAfter());
             assertThat(d.healthStatus()).isEqualTo(200);
             assertThat(d.grpcPort()).isNotEqualTo(d.restPort());
             assertThat(d.grpcTarget()).isEqualTo("127.0.0.1:" + d.grpcPort());
             assertThat(d.restBase()).isEqualTo("http://127.0.0.1:" + d.restPort());
-            assertThat(d.stdout()).contains("ports " + d.grpcPort() + " " + d.restPort())
-                    .contains("root=" + tmp.resolve("root")).contains("extra=--x 1 ");
+            assertThat(d.stdout())
+                    .contains("ports " + d.grpcPort() + " " + d.restPort())
+                    .contains("root=" + tmp.resolve("root"))
+                    .contains("extra=--x 1 ");
             assertThat(d.rootDir()).isDirectory();
             assertThat(d.stderr()).contains("fake: listening").doesNotContain("ports ");
         }
@@ -76,10 +80,15 @@ class DaemonSpecTest {
     void jvmOptionsEnvAndTokenReachTheDaemonAndInheritedSandboxdVariablesDoNot() throws Exception {
         // surefire sets SANDBOXD_STRAY_FOR_TEST in this JVM's environment (pom.xml).
         assertThat(System.getenv("SANDBOXD_STRAY_FOR_TEST")).isEqualTo("stray");
-        try (RunningDaemon d = fake().withJvmOptions("-Dfake.marker=m1", "-Xmx32m").withEnv("FAKE_A", "a")
-                .withAuthToken("t0k").start()) {
-            assertThat(d.stdout()).contains("property fake.marker=m1").contains("env FAKE_A=a")
-                    .contains("env SANDBOXD_AUTH_TOKEN=t0k").doesNotContain("SANDBOXD_STRAY_FOR_TEST");
+        try (RunningDaemon d = fake().withJvmOptions("-Dfake.marker=m1", "-Xmx32m")
+                .withEnv("FAKE_A", "a")
+                .withAuthToken("t0k")
+                .start()) {
+            assertThat(d.stdout())
+                    .contains("property fake.marker=m1")
+                    .contains("env FAKE_A=a")
+                    .contains("env SANDBOXD_AUTH_TOKEN=t0k")
+                    .doesNotContain("SANDBOXD_STRAY_FOR_TEST");
             assertThat(d.observer().cmdline()).contains("-Dfake.marker=m1").doesNotContain("t0k");
         }
         try (RunningDaemon d = fake().withInheritedSandboxdEnv(true).start()) {
@@ -110,12 +119,20 @@ class DaemonSpecTest {
     @Test
     void stopKillsTheDescendantsTheDaemonLeaves() throws Exception {
         RunningDaemon d = fake("--spawn-child", "1000").start();
-        long child = Long.parseLong(d.stdout().lines().filter(l -> l.startsWith("child ")).findFirst().orElseThrow()
+        long child = Long.parseLong(d.stdout()
+                .lines()
+                .filter(l -> l.startsWith("child "))
+                .findFirst()
+                .orElseThrow()
                 .substring(6));
         assertThat(d.observer().descendants()).extracting(ProcStat::pid).contains(child);
         d.stop();
-        assertThat(Poll.until(Duration.ofSeconds(10), () -> ProcessHandle.of(child).isEmpty()
-                || !ProcessHandle.of(child).get().isAlive())).as("child sleep killed").isTrue();
+        assertThat(Poll.until(
+                        Duration.ofSeconds(10),
+                        () -> ProcessHandle.of(child).isEmpty()
+                                || !ProcessHandle.of(child).get().isAlive()))
+                .as("child sleep killed")
+                .isTrue();
     }
 
     @Test
@@ -172,7 +189,10 @@ class DaemonSpecTest {
         String pidLine = Files.readString(spec.stdoutLog());
         assertThat(pidLine).contains("ports ");
         // Killed: nothing listens on its REST port any more.
-        int rest = Integer.parseInt(pidLine.lines().filter(l -> l.startsWith("ports ")).findFirst().orElseThrow()
+        int rest = Integer.parseInt(pidLine.lines()
+                .filter(l -> l.startsWith("ports "))
+                .findFirst()
+                .orElseThrow()
                 .split(" ")[2]);
         assertThat(Poll.until(Duration.ofSeconds(10), () -> !accepts(rest))).isTrue();
     }
@@ -182,7 +202,10 @@ class DaemonSpecTest {
         try (RunningDaemon d = fake().withOpenFileLimit(321).start()) {
             assertThat(d.observer().isJvm()).as("sh execs the JVM: same pid").isTrue();
             String limits = Files.readString(Path.of("/proc", Long.toString(d.pid()), "limits"));
-            assertThat(limits.lines().filter(l -> l.startsWith("Max open files")).findFirst().orElseThrow())
+            assertThat(limits.lines()
+                            .filter(l -> l.startsWith("Max open files"))
+                            .findFirst()
+                            .orElseThrow())
                     .contains(" 321 ");
         }
     }
@@ -190,11 +213,15 @@ class DaemonSpecTest {
     @Test
     void launcherScriptGetsJvmOptionsAndJavaHomeAndExecsTheJvm() throws Exception {
         Path script = tmp.resolve("fake-launcher");
-        Files.writeString(script, "#!/bin/sh\nexec \"$JAVA_HOME/bin/java\" $SANDBOXD_JAVA_OPTS -cp '"
-                + System.getProperty("java.class.path") + "' " + FakeDaemon.class.getName() + " \"$@\"\n");
+        Files.writeString(
+                script,
+                "#!/bin/sh\nexec \"$JAVA_HOME/bin/java\" $SANDBOXD_JAVA_OPTS -cp '"
+                        + System.getProperty("java.class.path") + "' " + FakeDaemon.class.getName() + " \"$@\"\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
-        try (RunningDaemon d = DaemonSpec.launcherScript(script).withJvmOptions("-Dfake.marker=viaScript", "-Xmx32m")
-                .withLogs(tmp, "script").start()) {
+        try (RunningDaemon d = DaemonSpec.launcherScript(script)
+                .withJvmOptions("-Dfake.marker=viaScript", "-Xmx32m")
+                .withLogs(tmp, "script")
+                .start()) {
             assertThat(d.stdout()).contains("property fake.marker=viaScript").contains("env SANDBOXD_JAVA_OPTS=");
             assertThat(d.jvmPid()).isEqualTo(d.pid());
             assertThat(HeapProbe.isJvm(d.pid())).isTrue();
@@ -204,7 +231,8 @@ class DaemonSpecTest {
     @Test
     void missingJarIsReportedWithTheBuildCommand() {
         assertThatThrownBy(() -> DaemonSpec.jar(tmp.resolve("nope.jar")).start())
-                .hasMessageContaining("nope.jar").hasMessageContaining("./mvnw");
+                .hasMessageContaining("nope.jar")
+                .hasMessageContaining("./mvnw");
     }
 
     @Test
@@ -215,7 +243,9 @@ class DaemonSpecTest {
             assertThat(DaemonSpec.packagedJar().toString()).contains("/x/y.jar");
             System.clearProperty("sandboxd.jar");
             assertThat(DaemonSpec.packagedJar().toString())
-                    .contains(DaemonSpec.repoRoot().resolve("daemon/target/sandboxd.jar").toString());
+                    .contains(DaemonSpec.repoRoot()
+                            .resolve("daemon/target/sandboxd.jar")
+                            .toString());
             assertThat(DaemonSpec.repoRoot().resolve("proto")).isDirectory();
         } finally {
             if (old == null) {

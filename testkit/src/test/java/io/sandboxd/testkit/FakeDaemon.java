@@ -43,7 +43,9 @@ public final class FakeDaemon {
                         System.exit(1);
                     }
                 }
-                case "--ignore-sigterm" -> sun.misc.Signal.handle(new sun.misc.Signal("TERM"), s -> System.err.println("fake: ignoring SIGTERM"));
+                case "--ignore-sigterm" ->
+                    sun.misc.Signal.handle(
+                            new sun.misc.Signal("TERM"), s -> System.err.println("fake: ignoring SIGTERM"));
                 case "--spawn-child" -> {
                     Process child = new ProcessBuilder("sleep", args[++i]).start();
                     System.out.println("child " + child.pid());
@@ -93,7 +95,8 @@ public final class FakeDaemon {
                 String body = healthy ? "{\"status\":\"ok\"}" : "{\"code\":\"UNAVAILABLE\",\"message\":\"starting\"}";
                 OutputStream out = s.getOutputStream();
                 out.write(("HTTP/1.1 " + (healthy ? "200 OK" : "503 Service Unavailable") + "\r\nContent-Length: "
-                        + body.length() + "\r\nConnection: close\r\n\r\n" + body).getBytes(StandardCharsets.ISO_8859_1));
+                                + body.length() + "\r\nConnection: close\r\n\r\n" + body)
+                        .getBytes(StandardCharsets.ISO_8859_1));
                 out.flush();
             }
         }

@@ -32,17 +32,23 @@ final class BindTracker {
             if (after == null) {
                 return;
             }
-            String key = after.path("metadata").path("namespace").asString() + "/" + after.path("metadata").path("name").asString();
+            String key = after.path("metadata").path("namespace").asString() + "/"
+                    + after.path("metadata").path("name").asString();
             if (kind == claims) {
                 String bound = after.path("status").path("sandbox").path("name").asString("");
                 if (!bound.isEmpty()) {
                     boundAt.putIfAbsent(key, System.nanoTime());
-                    boundNames.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(bound);
+                    boundNames
+                            .computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet())
+                            .add(bound);
                 }
             } else if (kind == sandboxes) {
                 for (JsonNode r : after.path("metadata").path("ownerReferences")) {
-                    if (r.path("controller").asBoolean() && "SandboxClaim".equals(r.path("kind").asString())) {
-                        controllingClaims.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(r.path("uid").asString());
+                    if (r.path("controller").asBoolean()
+                            && "SandboxClaim".equals(r.path("kind").asString())) {
+                        controllingClaims
+                                .computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet())
+                                .add(r.path("uid").asString());
                     }
                 }
             }

@@ -63,7 +63,9 @@ final class BurstFigures {
             }
             List<Request> mine = forClaim(ns, name, phase);
             // The claim path's writes: its own status, and the writes that make it a Sandbox's controller.
-            claimWrites += mine.stream().filter(r -> r.verb().write() && name.equals(r.claim())).count();
+            claimWrites += mine.stream()
+                    .filter(r -> r.verb().write() && name.equals(r.claim()))
+                    .count();
             Latency l = latency(t.claimEventSent.get(key), at, mine);
             if (l != null) {
                 latencies.add(l);
@@ -83,8 +85,10 @@ final class BurstFigures {
             }
             writes += r.verb().write() ? 1 : 0;
             reads += r.verb().uncachedRead() ? 1 : 0;
-            requestsPerClaimByKind.merge(r.verb() + " " + r.plural() + (r.subresource() == null ? "" : "/" + r.subresource()),
-                    1.0 / claims, Double::sum);
+            requestsPerClaimByKind.merge(
+                    r.verb() + " " + r.plural() + (r.subresource() == null ? "" : "/" + r.subresource()),
+                    1.0 / claims,
+                    Double::sum);
             apiServiceMs.add(r.serviceNanos() / 1e6);
         }
         Collections.sort(apiServiceMs);
@@ -96,7 +100,10 @@ final class BurstFigures {
     static List<Request> forClaim(String ns, String name, List<Request> phase) {
         Set<String> targets = new HashSet<>();
         for (Request r : phase) {
-            if (ns.equals(r.namespace()) && name.equals(r.claim()) && "sandboxes".equals(r.plural()) && r.name() != null) {
+            if (ns.equals(r.namespace())
+                    && name.equals(r.claim())
+                    && "sandboxes".equals(r.plural())
+                    && r.name() != null) {
                 targets.add(r.name());
             }
         }
@@ -105,7 +112,9 @@ final class BurstFigures {
             if (!ns.equals(r.namespace()) || r.verb() == Verb.WATCH) {
                 continue;
             }
-            if (name.equals(r.claim()) || name.equals(r.name()) || ("sandboxes".equals(r.plural()) && targets.contains(r.name()))) {
+            if (name.equals(r.claim())
+                    || name.equals(r.name())
+                    || ("sandboxes".equals(r.plural()) && targets.contains(r.name()))) {
                 out.add(r);
             }
         }
@@ -121,15 +130,25 @@ final class BurstFigures {
         Request bind = null;
         Request status = null;
         for (Request r : mine) {
-            if (bind == null && r.verb().write() && "sandboxes".equals(r.plural()) && r.subresource() == null && r.code() < 300) {
+            if (bind == null
+                    && r.verb().write()
+                    && "sandboxes".equals(r.plural())
+                    && r.subresource() == null
+                    && r.code() < 300) {
                 bind = r;
             }
-            if (status == null && r.verb().write() && "sandboxclaims".equals(r.plural()) && "status".equals(r.subresource())
+            if (status == null
+                    && r.verb().write()
+                    && "sandboxclaims".equals(r.plural())
+                    && "status".equals(r.subresource())
                     && r.doneNanos() >= boundAt) {
                 status = r;
             }
         }
-        if (bind == null || status == null || bind.arrivedNanos() < eventSent || status.arrivedNanos() < bind.doneNanos()) {
+        if (bind == null
+                || status == null
+                || bind.arrivedNanos() < eventSent
+                || status.arrivedNanos() < bind.doneNanos()) {
             return null;
         }
         long leg1 = bind.arrivedNanos() - eventSent - apiTime(mine, eventSent, bind.arrivedNanos());
@@ -182,7 +201,10 @@ final class BurstFigures {
     }
 
     List<Double> legs(boolean first) {
-        return latencies.stream().map(l -> first ? l.leg1Ms() : l.leg2Ms()).sorted().toList();
+        return latencies.stream()
+                .map(l -> first ? l.leg1Ms() : l.leg2Ms())
+                .sorted()
+                .toList();
     }
 
     Map<String, Object> latencyJson(List<Double> sorted) {

@@ -36,8 +36,11 @@ import picocli.CommandLine.Option;
  * round first, so the JIT has compiled the hot path as it would have in a long-running controller.
  * Run: {@code java -jar bench/target/sandboxd-bench.jar controller --json FILE}.
  */
-@Command(name = "sandboxd-bench controller", mixinStandardHelpOptions = true,
-        description = "Warm and cold claim bursts against controller/target/sandboxd-controller.jar on a fast API stand-in.")
+@Command(
+        name = "sandboxd-bench controller",
+        mixinStandardHelpOptions = true,
+        description =
+                "Warm and cold claim bursts against controller/target/sandboxd-controller.jar on a fast API stand-in.")
 public final class ControllerBenchmark implements Callable<Integer> {
     static final String DEFAULT_JAR = "controller/target/sandboxd-controller.jar";
     static final Duration PHASE_TIMEOUT = Duration.ofMinutes(5);
@@ -45,30 +48,54 @@ public final class ControllerBenchmark implements Callable<Integer> {
     @Option(names = "--claims", defaultValue = "1000", description = "Claims per burst (default ${DEFAULT-VALUE}).")
     int claims;
 
-    @Option(names = "--rate", defaultValue = "300", description = "Claims created per second in the paced burst (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--rate",
+            defaultValue = "300",
+            description = "Claims created per second in the paced burst (default ${DEFAULT-VALUE}).")
     double rate;
 
-    @Option(names = "--warmup-claims", defaultValue = "300", description = "Claims of the unmeasured warm-up round, warm and cold (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--warmup-claims",
+            defaultValue = "300",
+            description = "Claims of the unmeasured warm-up round, warm and cold (default ${DEFAULT-VALUE}).")
     int warmupClaims;
 
-    @Option(names = "--pod-start-delay", defaultValue = "0", description = "Milliseconds from Pod creation to Running+Ready (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--pod-start-delay",
+            defaultValue = "0",
+            description = "Milliseconds from Pod creation to Running+Ready (default ${DEFAULT-VALUE}).")
     long podStartDelayMs;
 
-    @Option(names = "--controller-jar", defaultValue = DEFAULT_JAR, description = "The controller jar (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--controller-jar",
+            defaultValue = DEFAULT_JAR,
+            description = "The controller jar (default ${DEFAULT-VALUE}).")
     Path jar;
 
     /** What controller/deploy runs with (SerialGC, 512k stacks), the heap at 75% of its 512Mi limit. */
-    @Option(names = "--controller-jvm-opts", defaultValue = "-XX:+UseSerialGC -Xss512k -Xmx384m",
+    @Option(
+            names = "--controller-jvm-opts",
+            defaultValue = "-XX:+UseSerialGC -Xss512k -Xmx384m",
             description = "JVM options of the controller process (default: as controller/deploy, ${DEFAULT-VALUE}).")
     String jvmOpts;
 
-    @Option(names = "--controller-args", defaultValue = "", description = "Extra controller flags, e.g. \"--claim-workers 16\".")
+    @Option(
+            names = "--controller-args",
+            defaultValue = "",
+            description = "Extra controller flags, e.g. \"--claim-workers 16\".")
     String controllerArgs;
 
-    @Option(names = "--launch-types", split = ",", defaultValue = "warm,cold", description = "Which bursts to run (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--launch-types",
+            split = ",",
+            defaultValue = "warm,cold",
+            description = "Which bursts to run (default ${DEFAULT-VALUE}).")
     List<String> launchTypes;
 
-    @Option(names = "--json", defaultValue = "controller-benchmark.json", description = "Where to write results (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--json",
+            defaultValue = "controller-benchmark.json",
+            description = "Where to write results (default ${DEFAULT-VALUE}).")
     Path json;
 
     private ObjectStore store;
@@ -87,7 +114,8 @@ public final class ControllerBenchmark implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintStream out = System.out;
         if (!Files.isRegularFile(jar)) {
-            System.err.println("no controller jar at " + jar + "; build it with ./mvnw -B -q -pl controller,bench -am -DskipTests package");
+            System.err.println("no controller jar at " + jar
+                    + "; build it with ./mvnw -B -q -pl controller,bench -am -DskipTests package");
             return 2;
         }
         store = new ObjectStore();
@@ -111,8 +139,14 @@ public final class ControllerBenchmark implements Callable<Integer> {
                 result.put(type, launchType(type, out));
             }
             result.put("double_adoptions_whole_run", tracker.doubleAdoptions());
-            Files.writeString(json, new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues().create()
-                    .toJson(result), StandardCharsets.UTF_8);
+            Files.writeString(
+                    json,
+                    new GsonBuilder()
+                            .setPrettyPrinting()
+                            .serializeSpecialFloatingPointValues()
+                            .create()
+                            .toJson(result),
+                    StandardCharsets.UTF_8);
             out.println("JSON written to " + json);
             return 0;
         } finally {
@@ -125,16 +159,22 @@ public final class ControllerBenchmark implements Callable<Integer> {
 
     private Map<String, Object> method() {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("api", "in-process stand-in (io.sandboxd.controller.standin): JDK HTTP server, one thread per request, "
-                + "in-memory store with one resourceVersion sequence, optimistic locking, JSON/merge patch, status subresources, "
-                + "HTTP-streaming watches replayed from a resourceVersion; its service time per request is reported");
-        m.put("kubelet", "in the stand-in: binds each new Pod and reports it Running+Ready after " + podStartDelayMs + " ms");
+        m.put(
+                "api",
+                "in-process stand-in (io.sandboxd.controller.standin): JDK HTTP server, one thread per request, "
+                        + "in-memory store with one resourceVersion sequence, optimistic locking, JSON/merge patch, status subresources, "
+                        + "HTTP-streaming watches replayed from a resourceVersion; its service time per request is reported");
+        m.put(
+                "kubelet",
+                "in the stand-in: binds each new Pod and reports it Running+Ready after " + podStartDelayMs + " ms");
         m.put("controller", "java " + jvmOpts + " -jar " + jar + " --no-leader-elect " + controllerArgs);
         m.put("claims_per_burst", claims);
         m.put("paced_rate_per_second", rate);
         m.put("warmup_claims", warmupClaims);
         m.put("cpus", Runtime.getRuntime().availableProcessors());
-        m.put("load_average_at_start", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        m.put(
+                "load_average_at_start",
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         return m;
     }
 
@@ -184,17 +224,19 @@ public final class ControllerBenchmark implements Callable<Integer> {
         }
         double[] peak = {0, 0};
         java.util.concurrent.atomic.AtomicBoolean sampling = new java.util.concurrent.atomic.AtomicBoolean(true);
-        Thread sampler = new Thread(() -> {
-            while (sampling.get()) {
-                peak[0] = Math.max(peak[0], controller.rssAndPeakMiB()[0]);
-                peak[1] = Math.max(peak[1], controller.heapUsedMiB());
-                try {
-                    Thread.sleep(250);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "controller-sampler");
+        Thread sampler = new Thread(
+                () -> {
+                    while (sampling.get()) {
+                        peak[0] = Math.max(peak[0], controller.rssAndPeakMiB()[0]);
+                        peak[1] = Math.max(peak[1], controller.heapUsedMiB());
+                        try {
+                            Thread.sleep(250);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                },
+                "controller-sampler");
         sampler.setDaemon(true);
         sampler.start();
         int before = api.requests().size();
@@ -214,7 +256,8 @@ public final class ControllerBenchmark implements Callable<Integer> {
             c.getSpec().setWarmPoolRef(new Ref("pool"));
             store.create(claimsKind, ns, ObjectStore.fromModel(c));
         }
-        awaitUntil(n + " claims bound in " + ns, () -> names.stream().allMatch(x -> tracker.boundAt.containsKey(ns + "/" + x)));
+        awaitUntil(n + " claims bound in " + ns, () -> names.stream()
+                .allMatch(x -> tracker.boundAt.containsKey(ns + "/" + x)));
         p.cpuBoundMs = controller.cpuMillis() - p.cpuStart;
         awaitQuiet(ns + " settled", settled);
         sampling.set(false);
@@ -222,7 +265,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
         p.peakRssMiB = Math.max(peak[0], controller.rssAndPeakMiB()[0]);
         p.peakHeapMiB = peak[1];
         List<Request> all = api.requests();
-        List<Request> phase = all.subList(before, all.size()).stream().filter(r -> r.arrivedNanos() >= start).toList();
+        List<Request> phase = all.subList(before, all.size()).stream()
+                .filter(r -> r.arrivedNanos() >= start)
+                .toList();
         p.figures = new BurstFigures(ns + "/" + prefix, ns, names, tracker, phase, start);
         p.quietCpuMs = controller.cpuMillis() - p.cpuStart;
         return p;
@@ -301,8 +346,12 @@ public final class ControllerBenchmark implements Callable<Integer> {
         t.getMetadata().setName("tpl");
         t.getMetadata().setNamespace(ns);
         var pod = new io.fabric8.kubernetes.api.model.PodTemplateSpec();
-        pod.setSpec(new io.fabric8.kubernetes.api.model.PodSpecBuilder().withContainers(new io.fabric8.kubernetes.api.model.ContainerBuilder()
-                .withName("main").withImage("sandboxd:bench").build()).build());
+        pod.setSpec(new io.fabric8.kubernetes.api.model.PodSpecBuilder()
+                .withContainers(new io.fabric8.kubernetes.api.model.ContainerBuilder()
+                        .withName("main")
+                        .withImage("sandboxd:bench")
+                        .build())
+                .build());
         t.getSpec().setPodTemplate(pod);
         store.create(store.kindOf("sandboxtemplates"), ns, ObjectStore.fromModel(t));
         SandboxWarmPool p = new SandboxWarmPool();
@@ -316,7 +365,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
     private int readyReplicas(String ns) {
         try {
             var st = store.get(poolsKind, ns, "pool").path("status");
-            return st.path("readyReplicas").asInt(-1) == st.path("replicas").asInt(-2) ? st.path("readyReplicas").asInt() : -1;
+            return st.path("readyReplicas").asInt(-1) == st.path("replicas").asInt(-2)
+                    ? st.path("readyReplicas").asInt()
+                    : -1;
         } catch (ObjectStore.ApiException e) {
             return -1;
         }

@@ -28,7 +28,8 @@ final class ControllerProcess implements AutoCloseable {
     private final Process process;
     private final int metricsPort;
     final Path log;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private ControllerProcess(Process process, int metricsPort, Path log) {
         this.process = process;
@@ -40,13 +41,20 @@ final class ControllerProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOpts);
-        cmd.addAll(List.of("-Dkubernetes.master=" + apiUrl, "-Dkubernetes.auth.tryKubeConfig=false",
-                "-Dkubernetes.auth.tryServiceAccount=false", "-Dkubernetes.namespace=default",
+        cmd.addAll(List.of(
+                "-Dkubernetes.master=" + apiUrl,
+                "-Dkubernetes.auth.tryKubeConfig=false",
+                "-Dkubernetes.auth.tryServiceAccount=false",
+                "-Dkubernetes.namespace=default",
                 // A bearer token as in a cluster (the stand-in ignores it): without one, fabric8's token
                 // interceptor re-reads its whole configuration before every request (8% of the
                 // controller's CPU samples in a JFR profile of a burst).
                 "-Dkubernetes.auth.token=sandboxd-bench",
-                "-jar", jar.toString(), "--no-leader-elect", "--metrics-bind-address", "127.0.0.1:" + metricsPort));
+                "-jar",
+                jar.toString(),
+                "--no-leader-elect",
+                "--metrics-bind-address",
+                "127.0.0.1:" + metricsPort));
         cmd.addAll(args);
         return cmd;
     }
@@ -55,8 +63,10 @@ final class ControllerProcess implements AutoCloseable {
             throws IOException, InterruptedException {
         int port = freePort();
         Path log = Files.createTempFile("sandboxd-controller-bench-", ".log");
-        Process p = new ProcessBuilder(command(jar, jvmOpts, apiUrl, port, args)).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process p = new ProcessBuilder(command(jar, jvmOpts, apiUrl, port, args))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         ControllerProcess c = new ControllerProcess(p, port, log);
         try {
             c.awaitReady();
@@ -71,7 +81,8 @@ final class ControllerProcess implements AutoCloseable {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IOException("the controller exited with " + process.exitValue() + "; log:\n" + Files.readString(log));
+                throw new IOException(
+                        "the controller exited with " + process.exitValue() + "; log:\n" + Files.readString(log));
             }
             try {
                 if (get("/readyz").statusCode() == 200) {
@@ -82,12 +93,16 @@ final class ControllerProcess implements AutoCloseable {
             }
             Thread.sleep(100);
         }
-        throw new IOException("the controller was not ready within " + START_TIMEOUT.toSeconds() + " s; log:\n" + Files.readString(log));
+        throw new IOException("the controller was not ready within " + START_TIMEOUT.toSeconds() + " s; log:\n"
+                + Files.readString(log));
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + path))
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + path))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     }
 
     long pid() {

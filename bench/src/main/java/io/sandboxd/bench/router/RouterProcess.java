@@ -39,10 +39,21 @@ final class RouterProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOpts);
-        cmd.addAll(List.of("-jar", jar.toString(),
-                "--bind", "127.0.0.1", "--port", Integer.toString(port), "--admin-port", "-1",
-                "--no-cache-enabled", "--authz-mode", "allow-all", "--allow-loopback-pod-ip",
-                "--io-threads", Integer.toString(ioThreads)));
+        cmd.addAll(List.of(
+                "-jar",
+                jar.toString(),
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(port),
+                "--admin-port",
+                "-1",
+                "--no-cache-enabled",
+                "--authz-mode",
+                "allow-all",
+                "--allow-loopback-pod-ip",
+                "--io-threads",
+                Integer.toString(ioThreads)));
         return cmd;
     }
 
@@ -50,8 +61,10 @@ final class RouterProcess implements AutoCloseable {
     static RouterProcess start(Path jar, List<String> jvmOpts, int ioThreads) throws IOException, InterruptedException {
         int port = freePort();
         Path log = Files.createTempFile("sandboxd-router-bench-", ".log");
-        Process p = new ProcessBuilder(command(jar, jvmOpts, port, ioThreads)).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process p = new ProcessBuilder(command(jar, jvmOpts, port, ioThreads))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         RouterProcess r = new RouterProcess(p, port, log);
         try {
             r.awaitReady();
@@ -71,14 +84,16 @@ final class RouterProcess implements AutoCloseable {
     }
 
     private void awaitReady() throws IOException, InterruptedException {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         HttpRequest readyz = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
-                .timeout(Duration.ofSeconds(5)).build();
+                .timeout(Duration.ofSeconds(5))
+                .build();
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (true) {
             if (!process.isAlive()) {
-                throw new IOException("the router exited with " + process.exitValue() + " before it was ready; its output:\n"
-                        + tail());
+                throw new IOException("the router exited with " + process.exitValue()
+                        + " before it was ready; its output:\n" + tail());
             }
             try {
                 if (http.send(readyz, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
@@ -88,8 +103,8 @@ final class RouterProcess implements AutoCloseable {
                 // not listening yet
             }
             if (System.nanoTime() > deadline) {
-                throw new IOException("the router was not ready within " + START_TIMEOUT.toSeconds() + " s; its output:\n"
-                        + tail());
+                throw new IOException(
+                        "the router was not ready within " + START_TIMEOUT.toSeconds() + " s; its output:\n" + tail());
             }
             Thread.sleep(50);
         }

@@ -19,8 +19,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  * itself uses there), NIO elsewhere.
  */
 final class Transport {
-    private Transport() {
-    }
+    private Transport() {}
 
     static boolean epoll() {
         return Epoll.isAvailable();

@@ -1,18 +1,17 @@
 package io.sandboxd.bench.router;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The router benchmark end to end against the packaged router jar, started as its own process:
@@ -22,29 +21,51 @@ class RouterBenchmarkIT {
 
     @Test
     void measuresThePackagedRouterAndLeavesNoRouterProcessBehind(@TempDir Path dir) throws Exception {
-        Path repo = Path.of(System.getProperty("sandboxd.repoRoot", "..")).toAbsolutePath().normalize();
-        Path jar = Path.of(System.getProperty("sandboxd.router.jar", repo.resolve("router/target/sandboxd-router.jar").toString()));
+        Path repo = Path.of(System.getProperty("sandboxd.repoRoot", ".."))
+                .toAbsolutePath()
+                .normalize();
+        Path jar = Path.of(System.getProperty(
+                "sandboxd.router.jar",
+                repo.resolve("router/target/sandboxd-router.jar").toString()));
         assertThat(jar).as("the router jar is built before the bench module").exists();
         Path json = dir.resolve("router-benchmark.json");
 
-        int rc = RouterBenchmark.run(new String[] {"--router-jar", jar.toString(), "--duration", "1s", "--warmup", "500ms",
-                "--concurrency", "10", "--post-bytes", "1024", "--json", json.toString()});
+        int rc = RouterBenchmark.run(new String[] {
+            "--router-jar",
+            jar.toString(),
+            "--duration",
+            "1s",
+            "--warmup",
+            "500ms",
+            "--concurrency",
+            "10",
+            "--post-bytes",
+            "1024",
+            "--json",
+            json.toString()
+        });
 
         assertThat(rc).isZero();
-        JsonObject report = JsonParser.parseString(Files.readString(json, StandardCharsets.UTF_8)).getAsJsonObject();
+        JsonObject report = JsonParser.parseString(Files.readString(json, StandardCharsets.UTF_8))
+                .getAsJsonObject();
         assertThat(report.get("router").getAsString()).startsWith("started from " + jar);
         JsonArray runs = report.getAsJsonArray("runs");
         List<String> cells = new ArrayList<>();
         for (int i = 0; i < runs.size(); i++) {
             JsonObject r = runs.get(i).getAsJsonObject();
-            cells.add(r.get("target").getAsString() + " " + r.get("request").getAsString() + " " + r.get("concurrency").getAsInt());
+            cells.add(r.get("target").getAsString() + " " + r.get("request").getAsString() + " "
+                    + r.get("concurrency").getAsInt());
             assertThat(r.get("requests").getAsLong()).as("requests of %s", r).isPositive();
             assertThat(r.get("errors").getAsLong()).as("errors of %s", r).isZero();
         }
-        assertThat(cells).containsExactly("direct GET 10", "router GET 10", "direct POST 1024 B 50", "router POST 1024 B 50");
-        assertThat(ProcessHandle.current().descendants()
-                .filter(p -> p.info().commandLine().orElse("").contains("sandboxd-router.jar"))
-                .filter(ProcessHandle::isAlive).toList())
-                .as("router processes left running").isEmpty();
+        assertThat(cells)
+                .containsExactly("direct GET 10", "router GET 10", "direct POST 1024 B 50", "router POST 1024 B 50");
+        assertThat(ProcessHandle.current()
+                        .descendants()
+                        .filter(p -> p.info().commandLine().orElse("").contains("sandboxd-router.jar"))
+                        .filter(ProcessHandle::isAlive)
+                        .toList())
+                .as("router processes left running")
+                .isEmpty();
     }
 }

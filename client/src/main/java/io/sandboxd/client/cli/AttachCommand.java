@@ -11,13 +11,6 @@ import io.sandboxd.client.DurableProcesses;
 import io.sandboxd.client.GrpcCallException;
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.client.SandboxdException;
-import picocli.CommandLine;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
-
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
@@ -27,17 +20,28 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code attach}: replays a durable process's retained output from the given offsets, follows it
  * live, and exits with the process's exit code. SIGINT detaches (the process keeps running).
  */
-@CommandLine.Command(name = "attach", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-        description = {"Attaches to a durable process (by ID or --tag): replays what is retained of its output "
-                + "from the given offsets (default: from the start of what is retained), then follows it, and "
-                + "exits with its exit code (128+N after signal N, 124 after a server-side timeout).",
-                "Its stdout and stderr go to ours; bytes no longer retained are reported on stderr as a gap. "
-                + "Ctrl-C (SIGINT) detaches without killing the process (exit 130)."},
+@CommandLine.Command(
+        name = "attach",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionInfo.class,
+        description = {
+            "Attaches to a durable process (by ID or --tag): replays what is retained of its output "
+                    + "from the given offsets (default: from the start of what is retained), then follows it, and "
+                    + "exits with its exit code (128+N after signal N, 124 after a server-side timeout).",
+            "Its stdout and stderr go to ours; bytes no longer retained are reported on stderr as a gap. "
+                    + "Ctrl-C (SIGINT) detaches without killing the process (exit 130)."
+        },
         footer = {"", "Example: sandboxd-cli attach --tag build --stdout-offset 1048576"})
 final class AttachCommand implements Callable<Integer> {
     private static final Duration NO_DEADLINE = Duration.ofDays(3650);
@@ -61,12 +65,16 @@ final class AttachCommand implements Callable<Integer> {
     @Option(names = "--stderr-offset", paramLabel = "N", description = "First stderr byte wanted (default 0).")
     long stderrOffset;
 
-    @Option(names = "--stdin", description = "Forward our stdin to the process, EOF included (without it the "
-            + "process's stdin is left alone).")
+    @Option(
+            names = "--stdin",
+            description = "Forward our stdin to the process, EOF included (without it the "
+                    + "process's stdin is left alone).")
     boolean stdin;
 
-    @Option(names = "--json", description = "Print every event as one JSON object per line: output (stream, "
-            + "offset, bytes in base64), gap, heartbeat, exit.")
+    @Option(
+            names = "--json",
+            description = "Print every event as one JSON object per line: output (stream, "
+                    + "offset, bytes in base64), gap, heartbeat, exit.")
     boolean json;
 
     private volatile boolean detached;
@@ -141,8 +149,7 @@ final class AttachCommand implements Callable<Integer> {
                         }
                     }
                     case EXIT -> code = DurableProcesses.shellExitCode(ev.getExit());
-                    default -> {
-                    }
+                    default -> {}
                 }
             }
         } catch (GrpcCallException e) {
@@ -179,20 +186,22 @@ final class AttachCommand implements Callable<Integer> {
 
     /** Forwards our stdin, then its EOF (interruptible: a FileChannel, as exec does). */
     private static Thread pumpStdin(SandboxdClient client, int pid) {
-        Thread t = new Thread(() -> {
-            FileChannel in = new FileInputStream(FileDescriptor.in).getChannel();
-            ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
-            try {
-                while (in.read(buf.clear()) >= 0) {
-                    if (buf.position() > 0) {
-                        client.writeStdin(pid, ByteString.copyFrom(buf.flip()));
+        Thread t = new Thread(
+                () -> {
+                    FileChannel in = new FileInputStream(FileDescriptor.in).getChannel();
+                    ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
+                    try {
+                        while (in.read(buf.clear()) >= 0) {
+                            if (buf.position() > 0) {
+                                client.writeStdin(pid, ByteString.copyFrom(buf.flip()));
+                            }
+                        }
+                        client.closeStdin(pid);
+                    } catch (IOException | RuntimeException e) {
+                        // stdin failed or was interrupted at exit, or the process ended
                     }
-                }
-                client.closeStdin(pid);
-            } catch (IOException | RuntimeException e) {
-                // stdin failed or was interrupted at exit, or the process ended
-            }
-        }, "stdin-forwarder");
+                },
+                "stdin-forwarder");
         t.setDaemon(true);
         t.start();
         return t;

@@ -2,6 +2,8 @@ package io.sandboxd.client.cli;
 
 import io.sandboxd.client.DirectoryListing;
 import io.sandboxd.client.FileEntry;
+import java.time.format.DateTimeFormatter;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -9,29 +11,43 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
-import java.time.format.DateTimeFormatter;
-import java.util.concurrent.Callable;
-
 /**
  * {@code sandboxd-cli}: the command line of the sandboxd client library. Each verb is its own
  * class, registered here as a picocli subcommand, with the shared {@link ConnectionOptions}.
  * Exit codes: 0 ok, 1 a failure (one line on stderr naming what failed), 2 a usage error; exec
  * exits with the process's code.
  */
-@CommandLine.Command(name = "sandboxd-cli", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
+@CommandLine.Command(
+        name = "sandboxd-cli",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionInfo.class,
         description = "Runs commands and moves files in a sandbox, over sandboxd's gRPC and REST APIs.",
-        subcommands = {ExecCommand.class, RunCommand.class, AttachCommand.class, PsCommand.class, WaitCommand.class,
-                KillCommand.class, CpCommand.class, LsCommand.class, RmCommand.class, HealthCommand.class,
-                CommandLine.HelpCommand.class},
-        footer = {"", "Environment: SANDBOXD_GRPC_ADDR (host:port), SANDBOXD_REST_ADDR (URL), SANDBOXD_TOKEN.",
-                "Exit codes: 0 ok, 1 failure, 2 usage error; exec, attach, wait: the process's exit code (128+N after signal N, 124 after run --timeout)."})
+        subcommands = {
+            ExecCommand.class,
+            RunCommand.class,
+            AttachCommand.class,
+            PsCommand.class,
+            WaitCommand.class,
+            KillCommand.class,
+            CpCommand.class,
+            LsCommand.class,
+            RmCommand.class,
+            HealthCommand.class,
+            CommandLine.HelpCommand.class
+        },
+        footer = {
+            "",
+            "Environment: SANDBOXD_GRPC_ADDR (host:port), SANDBOXD_REST_ADDR (URL), SANDBOXD_TOKEN.",
+            "Exit codes: 0 ok, 1 failure, 2 usage error; exec, attach, wait: the process's exit code (128+N after signal N, 124 after run --timeout)."
+        })
 public final class Cli implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, health)");
+        throw new CommandLine.ParameterException(
+                spec.commandLine(), "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, health)");
     }
 
     public static void main(String[] args) {
@@ -80,8 +96,12 @@ public final class Cli implements Callable<Integer> {
         root.put("path", listing.path());
         ArrayNode entries = root.putArray("entries");
         for (FileEntry e : listing.entries()) {
-            entries.addObject().put("name", e.name()).put("size", e.size()).put("type", e.type())
-                    .put("modified_at", DateTimeFormatter.ISO_INSTANT.format(e.modifiedAt())).put("mode", e.mode());
+            entries.addObject()
+                    .put("name", e.name())
+                    .put("size", e.size())
+                    .put("type", e.type())
+                    .put("modified_at", DateTimeFormatter.ISO_INSTANT.format(e.modifiedAt()))
+                    .put("mode", e.mode());
         }
         return m.writeValueAsString(root);
     }

@@ -4,7 +4,6 @@ import io.sandboxd.client.DaemonUnreachableException;
 import io.sandboxd.client.GrpcCallException;
 import io.sandboxd.client.RestCallException;
 import io.sandboxd.client.SandboxdException;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
@@ -17,26 +16,31 @@ import java.util.Locale;
 
 /** Turns a failure into the one line a user reads: what failed and why, never a class name. */
 final class CliErrors {
-    private CliErrors() {
-    }
+    private CliErrors() {}
 
     /** The text after {@code sandboxd-cli: VERB: }. */
     static String describe(Throwable t) {
         if (t instanceof RestCallException e) {
-            String phrase = switch (e.errorCode()) {
-                case "NOT_FOUND" -> "not found";
-                case "UNAUTHENTICATED" -> "unauthenticated: missing or wrong token (use --token-file or SANDBOXD_TOKEN)";
-                default -> e.errorPhrase() + (e.errorMessage() == null ? "" : ": " + e.errorMessage());
-            };
+            String phrase =
+                    switch (e.errorCode()) {
+                        case "NOT_FOUND" -> "not found";
+                        case "UNAUTHENTICATED" ->
+                            "unauthenticated: missing or wrong token (use --token-file or SANDBOXD_TOKEN)";
+                        default -> e.errorPhrase() + (e.errorMessage() == null ? "" : ": " + e.errorMessage());
+                    };
             return e.path() + ": " + phrase + " (" + e.httpStatus() + ")";
         }
         if (t instanceof GrpcCallException e) {
             String code = e.code().name();
-            String what = switch (code) {
-                case "UNAUTHENTICATED" -> "unauthenticated: missing or wrong token (use --token-file or SANDBOXD_TOKEN)";
-                default -> e.description() != null && !e.description().isBlank() ? e.description()
-                        : code.toLowerCase(Locale.ROOT).replace('_', ' ');
-            };
+            String what =
+                    switch (code) {
+                        case "UNAUTHENTICATED" ->
+                            "unauthenticated: missing or wrong token (use --token-file or SANDBOXD_TOKEN)";
+                        default ->
+                            e.description() != null && !e.description().isBlank()
+                                    ? e.description()
+                                    : code.toLowerCase(Locale.ROOT).replace('_', ' ');
+                    };
             return what + " (" + code + ")";
         }
         if (t instanceof DaemonUnreachableException || t instanceof SandboxdException) {

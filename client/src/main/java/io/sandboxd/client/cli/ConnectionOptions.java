@@ -2,24 +2,25 @@ package io.sandboxd.client.cli;
 
 import io.sandboxd.api.GoDuration;
 import io.sandboxd.client.SandboxdClient;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * Where the daemon is and how to authenticate, shared by every verb: flag, else environment,
  * else loopback defaults. The token is never a flag value (it would show in {@code ps}).
  */
 public class ConnectionOptions extends DaemonOptions {
-    @Option(names = "--timeout", paramLabel = "DURATION",
+    @Option(
+            names = "--timeout",
+            paramLabel = "DURATION",
             description = "Deadline of each request, Go syntax (10s, 1m30s; default 30s). Not applied to "
                     + "the output of exec or to file bodies.")
     String timeout;
@@ -52,15 +53,21 @@ class DaemonOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec spec;
 
-    @Option(names = "--grpc", paramLabel = "HOST:PORT",
+    @Option(
+            names = "--grpc",
+            paramLabel = "HOST:PORT",
             description = "gRPC address of the daemon (env SANDBOXD_GRPC_ADDR, default " + DEFAULT_GRPC + ").")
     String grpc;
 
-    @Option(names = "--rest", paramLabel = "URL",
+    @Option(
+            names = "--rest",
+            paramLabel = "URL",
             description = "REST base URL of the daemon (env SANDBOXD_REST_ADDR, default " + DEFAULT_REST + ").")
     String rest;
 
-    @Option(names = "--token-file", paramLabel = "FILE",
+    @Option(
+            names = "--token-file",
+            paramLabel = "FILE",
             description = "File holding the bearer token (else env SANDBOXD_TOKEN; default: none).")
     Path tokenFile;
 
@@ -74,7 +81,9 @@ class DaemonOptions {
             return DEFAULT_GRPC;
         }
         int colon = v.lastIndexOf(':');
-        if (colon <= 0 || colon == v.length() - 1 || !v.substring(colon + 1).chars().allMatch(Character::isDigit)) {
+        if (colon <= 0
+                || colon == v.length() - 1
+                || !v.substring(colon + 1).chars().allMatch(Character::isDigit)) {
             throw new ParameterException(spec.commandLine(), "--grpc must be HOST:PORT, got \"" + v + "\"");
         }
         return v;
@@ -88,11 +97,13 @@ class DaemonOptions {
         String url = v.contains("://") ? v : "http://" + v;
         try {
             java.net.URI u = java.net.URI.create(url);
-            if (u.getHost() == null || !(u.getScheme().equals("http") || u.getScheme().equals("https"))) {
+            if (u.getHost() == null
+                    || !(u.getScheme().equals("http") || u.getScheme().equals("https"))) {
                 throw new IllegalArgumentException();
             }
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--rest must be a URL like " + DEFAULT_REST + ", got \"" + v + "\"");
+            throw new ParameterException(
+                    spec.commandLine(), "--rest must be a URL like " + DEFAULT_REST + ", got \"" + v + "\"");
         }
         return url;
     }
@@ -106,8 +117,8 @@ class DaemonOptions {
                 }
                 return t;
             } catch (IOException e) {
-                throw new ParameterException(spec.commandLine(), "cannot read --token-file " + tokenFile + ": "
-                        + CliErrors.localReason(e));
+                throw new ParameterException(
+                        spec.commandLine(), "cannot read --token-file " + tokenFile + ": " + CliErrors.localReason(e));
             }
         }
         String t = env.get("SANDBOXD_TOKEN");
@@ -121,8 +132,12 @@ class DaemonOptions {
     /** The client, made once (connections open on first use). */
     SandboxdClient client() {
         if (client == null) {
-            client = SandboxdClient.builder().grpcTarget(grpcTarget()).restBase(restBase()).token(token())
-                    .callTimeout(callTimeout()).build();
+            client = SandboxdClient.builder()
+                    .grpcTarget(grpcTarget())
+                    .restBase(restBase())
+                    .token(token())
+                    .callTimeout(callTimeout())
+                    .build();
         }
         return client;
     }

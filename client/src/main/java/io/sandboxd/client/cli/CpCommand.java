@@ -3,13 +3,6 @@ package io.sandboxd.client.cli;
 import io.sandboxd.client.RestPaths;
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.client.WriteOptions;
-import picocli.CommandLine;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
-
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
@@ -24,16 +17,31 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code cp}: one file, streamed either way, any size. */
-@CommandLine.Command(name = "cp", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-        description = {"Copies a file to the sandbox (cp LOCAL :REMOTE) or from it (cp :REMOTE LOCAL), streamed, any size.",
-                "LOCAL '-' is stdin or stdout. A REMOTE ending in '/' (or ':' alone) gets the local file's name, and "
-                + "so does a LOCAL that is a directory. Uploads keep the local permission bits and are atomic "
-                + "(the daemon renames a complete temp file); downloads go to a temp file renamed at the end."},
-        footer = {"", "Examples:", "  sandboxd-cli cp ./data.csv :work/data.csv",
-                "  sandboxd-cli cp :work/out.log -          # to stdout",
-                "  tar c src | sandboxd-cli cp - :src.tar"})
+@CommandLine.Command(
+        name = "cp",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionInfo.class,
+        description = {
+            "Copies a file to the sandbox (cp LOCAL :REMOTE) or from it (cp :REMOTE LOCAL), streamed, any size.",
+            "LOCAL '-' is stdin or stdout. A REMOTE ending in '/' (or ':' alone) gets the local file's name, and "
+                    + "so does a LOCAL that is a directory. Uploads keep the local permission bits and are atomic "
+                    + "(the daemon renames a complete temp file); downloads go to a temp file renamed at the end."
+        },
+        footer = {
+            "",
+            "Examples:",
+            "  sandboxd-cli cp ./data.csv :work/data.csv",
+            "  sandboxd-cli cp :work/out.log -          # to stdout",
+            "  tar c src | sandboxd-cli cp - :src.tar"
+        })
 final class CpCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -52,7 +60,8 @@ final class CpCommand implements Callable<Integer> {
         boolean srcRemote = src.startsWith(":");
         boolean dstRemote = dst.startsWith(":");
         if (srcRemote == dstRemote) {
-            throw new ParameterException(spec.commandLine(),
+            throw new ParameterException(
+                    spec.commandLine(),
                     "exactly one of SRC and DST must be a sandbox path (:PATH), got '" + src + "' and '" + dst + "'");
         }
         try (SandboxdClient client = conn.client()) {
@@ -108,7 +117,8 @@ final class CpCommand implements Callable<Integer> {
         }
         Path target = Path.of(local);
         if (Files.isDirectory(target)) {
-            String name = Path.of(RestPaths.display(remote)).getFileName() == null ? ""
+            String name = Path.of(RestPaths.display(remote)).getFileName() == null
+                    ? ""
                     : Path.of(RestPaths.display(remote)).getFileName().toString();
             if (name.isEmpty()) {
                 throw new ParameterException(spec.commandLine(), "name the sandbox file to copy (:PATH)");
@@ -116,7 +126,8 @@ final class CpCommand implements Callable<Integer> {
             target = target.resolve(name);
         }
         Path dir = target.toAbsolutePath().getParent();
-        Set<PosixFilePermission> mode = Files.exists(target) ? Files.getPosixFilePermissions(target)
+        Set<PosixFilePermission> mode = Files.exists(target)
+                ? Files.getPosixFilePermissions(target)
                 : PosixFilePermissions.fromString("rw-r--r--");
         Path part = Files.createTempFile(dir, "." + target.getFileName() + ".", ".part");
         boolean done = false;

@@ -8,27 +8,26 @@ import io.sandboxd.api.durable.v1alpha1.Output;
 import io.sandboxd.api.durable.v1alpha1.ProcessInfo;
 import io.sandboxd.api.durable.v1alpha1.ProcessRef;
 import io.sandboxd.client.DurableProcesses;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Locale;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
-import java.time.Instant;
-import java.util.Base64;
-import java.util.Locale;
-
 /** What the durable-process verbs share: the process reference, exit codes, JSON. */
 final class DurableCli {
     static final JsonMapper JSON = JsonMapper.builder().build();
 
-    private DurableCli() {
-    }
+    private DurableCli() {}
 
     /** {@code ID} or {@code --tag T}, exactly one of them; a usage error otherwise. */
     static ProcessRef ref(CommandSpec spec, String id, String tag) {
         if ((id == null) == (tag == null)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), id == null
-                    ? "a process ID or --tag T is required" : "give a process ID or --tag T, not both");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    id == null ? "a process ID or --tag T is required" : "give a process ID or --tag T, not both");
         }
         if (tag != null) {
             if (tag.isEmpty()) {
@@ -36,10 +35,12 @@ final class DurableCli {
             }
             return DurableProcesses.byTag(tag);
         }
-        if (id.isEmpty() || id.length() > 10 || !id.chars().allMatch(Character::isDigit)
+        if (id.isEmpty()
+                || id.length() > 10
+                || !id.chars().allMatch(Character::isDigit)
                 || Long.parseLong(id) > Integer.MAX_VALUE) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "process ID must be a number, got \""
-                    + id + "\" (use --tag for a tag)");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "process ID must be a number, got \"" + id + "\" (use --tag for a tag)");
         }
         return DurableProcesses.byId(Integer.parseInt(id));
     }
@@ -72,20 +73,31 @@ final class DurableCli {
     static String toJson(AttachEvent ev) {
         ObjectNode n = JSON.createObjectNode();
         switch (ev.getEventCase()) {
-            case STARTED -> n.put("event", "started").put("process_id", ev.getStarted().getProcessId())
-                    .put("tag", ev.getStarted().getTag());
+            case STARTED ->
+                n.put("event", "started")
+                        .put("process_id", ev.getStarted().getProcessId())
+                        .put("tag", ev.getStarted().getTag());
             case OUTPUT -> {
                 Output o = ev.getOutput();
-                n.put("event", "output").put("stream", stream(o)).put("offset", o.getOffset())
-                        .put("bytes", Base64.getEncoder().encodeToString(o.getData().toByteArray()));
+                n.put("event", "output")
+                        .put("stream", stream(o))
+                        .put("offset", o.getOffset())
+                        .put(
+                                "bytes",
+                                Base64.getEncoder().encodeToString(o.getData().toByteArray()));
             }
             case GAP -> {
                 Gap g = ev.getGap();
-                n.put("event", "gap").put("stream", stream(g)).put("offset", g.getOffset())
-                        .put("length", g.getLength()).put("reason", gapReason(g));
+                n.put("event", "gap")
+                        .put("stream", stream(g))
+                        .put("offset", g.getOffset())
+                        .put("length", g.getLength())
+                        .put("reason", gapReason(g));
             }
-            case HEARTBEAT -> n.put("event", "heartbeat").put("stdout_written", ev.getHeartbeat().getStdoutWritten())
-                    .put("stderr_written", ev.getHeartbeat().getStderrWritten());
+            case HEARTBEAT ->
+                n.put("event", "heartbeat")
+                        .put("stdout_written", ev.getHeartbeat().getStdoutWritten())
+                        .put("stderr_written", ev.getHeartbeat().getStderrWritten());
             case EXIT -> {
                 n.put("event", "exit");
                 exit(n, ev.getExit());
@@ -96,8 +108,10 @@ final class DurableCli {
     }
 
     static void exit(ObjectNode n, ExitRecord r) {
-        n.put("kind", enumName(r.getKind(), r.getKindValue(), "EXIT_KIND_")).put("exit_code", r.getExitCode())
-                .put("signal", r.getSignal()).put("timed_out", r.getTimedOut())
+        n.put("kind", enumName(r.getKind(), r.getKindValue(), "EXIT_KIND_"))
+                .put("exit_code", r.getExitCode())
+                .put("signal", r.getSignal())
+                .put("timed_out", r.getTimedOut())
                 .put("shell_exit_code", DurableProcesses.shellExitCode(r));
         if (r.getEndTimeUnixMillis() > 0) {
             n.put("end_time", Instant.ofEpochMilli(r.getEndTimeUnixMillis()).toString());
@@ -110,7 +124,10 @@ final class DurableCli {
         n.put("id", p.getProcessId()).put("tag", p.getTag());
         tools.jackson.databind.node.ArrayNode cmd = n.putArray("command");
         p.getCommandList().forEach(cmd::add);
-        n.put("pty", p.getPty()).put("state", state(p)).put("detached", p.getDetached()).put("v1_start", p.getV1Start());
+        n.put("pty", p.getPty())
+                .put("state", state(p))
+                .put("detached", p.getDetached())
+                .put("v1_start", p.getV1Start());
         if (p.getPid() > 0) {
             n.put("pid", p.getPid()).put("pgid", p.getPgid());
         }

@@ -9,11 +9,6 @@ import io.sandboxd.client.GrpcCallException;
 import io.sandboxd.client.RemoteProcess;
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.client.SandboxdException;
-import picocli.CommandLine;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
@@ -27,17 +22,26 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import picocli.CommandLine;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code exec}: Start, with this process's stdin, stdout and stderr joined to the remote
  * process's, its signals forwarded, and its exit code as ours.
  */
-@CommandLine.Command(name = "exec", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-        description = {"Runs CMD in the sandbox: streams its stdout and stderr here as they arrive, forwards this "
-                + "stdin (EOF included) and SIGINT/SIGTERM (and, with --tty, the terminal size on SIGWINCH), and "
-                + "exits with its exit code (128+N after death by signal N).",
-                "A second SIGINT/SIGTERM gives up: the stream is cancelled (the daemon kills the process) and "
-                + "sandboxd-cli exits with 128+N."},
+@CommandLine.Command(
+        name = "exec",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionInfo.class,
+        description = {
+            "Runs CMD in the sandbox: streams its stdout and stderr here as they arrive, forwards this "
+                    + "stdin (EOF included) and SIGINT/SIGTERM (and, with --tty, the terminal size on SIGWINCH), and "
+                    + "exits with its exit code (128+N after death by signal N).",
+            "A second SIGINT/SIGTERM gives up: the stream is cancelled (the daemon kills the process) and "
+                    + "sandboxd-cli exits with 128+N."
+        },
         footer = {"", "Example: sandboxd-cli exec --env LANG=C.UTF-8 --cwd work -- sh -c 'make test'"})
 final class ExecCommand implements Callable<Integer> {
     private static final Duration NO_DEADLINE = Duration.ofDays(3650);
@@ -45,14 +49,19 @@ final class ExecCommand implements Callable<Integer> {
     @Mixin
     ConnectionOptions conn;
 
-    @Option(names = "--tty", description = "Run under a pseudo-terminal of the local terminal's size; the local "
-            + "terminal is in raw mode meanwhile (restored on every exit).")
+    @Option(
+            names = "--tty",
+            description = "Run under a pseudo-terminal of the local terminal's size; the local "
+                    + "terminal is in raw mode meanwhile (restored on every exit).")
     boolean tty;
 
     @Option(names = "--cwd", paramLabel = "DIR", description = "Working directory, relative to the sandbox root.")
     String cwd;
 
-    @Option(names = "--env", paramLabel = "K=V", description = "Environment variable (repeatable), merged over the daemon's.")
+    @Option(
+            names = "--env",
+            paramLabel = "K=V",
+            description = "Environment variable (repeatable), merged over the daemon's.")
     Map<String, String> env = new LinkedHashMap<>();
 
     @Parameters(arity = "1..*", paramLabel = "CMD", description = "The command and its arguments (no shell).")
@@ -89,7 +98,8 @@ final class ExecCommand implements Callable<Integer> {
         try {
             int pid = p.pid();
             if (tty) {
-                Signals.handle("WINCH", () -> Terminal.size().ifPresent(s -> quietly(() -> client.resizeTty(pid, s[0], s[1]))));
+                Signals.handle("WINCH", () -> Terminal.size()
+                        .ifPresent(s -> quietly(() -> client.resizeTty(pid, s[0], s[1]))));
                 raw = Terminal.enterRaw().orElse(null);
             }
             stdin = pumpStdin(p);
@@ -124,8 +134,7 @@ final class ExecCommand implements Callable<Integer> {
                 }
                 case STDERR -> write(ev.getStderr(), err);
                 case EXIT -> code = ev.getExit().getExitCode();
-                default -> {
-                }
+                default -> {}
             }
         }
         if (code == null) {
@@ -149,20 +158,22 @@ final class ExecCommand implements Callable<Integer> {
      * a thread left in a native read delays the JVM's exit by ~300 ms.
      */
     private static Thread pumpStdin(RemoteProcess p) {
-        Thread t = new Thread(() -> {
-            FileChannel in = new FileInputStream(FileDescriptor.in).getChannel();
-            ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
-            try {
-                while (in.read(buf.clear()) >= 0) {
-                    if (buf.position() > 0) {
-                        p.writeStdin(ByteString.copyFrom(buf.flip()));
+        Thread t = new Thread(
+                () -> {
+                    FileChannel in = new FileInputStream(FileDescriptor.in).getChannel();
+                    ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
+                    try {
+                        while (in.read(buf.clear()) >= 0) {
+                            if (buf.position() > 0) {
+                                p.writeStdin(ByteString.copyFrom(buf.flip()));
+                            }
+                        }
+                        p.closeStdin();
+                    } catch (IOException | RuntimeException e) {
+                        // stdin failed or was interrupted at exit, or the process ended: nothing more to forward
                     }
-                }
-                p.closeStdin();
-            } catch (IOException | RuntimeException e) {
-                // stdin failed or was interrupted at exit, or the process ended: nothing more to forward
-            }
-        }, "stdin-forwarder");
+                },
+                "stdin-forwarder");
         t.setDaemon(true);
         t.start();
         return t;
@@ -176,8 +187,8 @@ final class ExecCommand implements Callable<Integer> {
         }
     }
 
-    private void forward(String name, Signal signal, int number, SandboxdClient client,
-                         CompletableFuture<RemoteProcess> started) {
+    private void forward(
+            String name, Signal signal, int number, SandboxdClient client, CompletableFuture<RemoteProcess> started) {
         Signals.handle(name, () -> {
             RemoteProcess p = started.join();
             if (interrupts.incrementAndGet() > 1) {

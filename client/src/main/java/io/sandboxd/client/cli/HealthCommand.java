@@ -7,17 +7,21 @@ import io.sandboxd.client.GrpcCallException;
 import io.sandboxd.client.Health;
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.client.SandboxdException;
+import java.io.IOException;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 
-import java.io.IOException;
-import java.util.concurrent.Callable;
-
 /** {@code health}: both APIs, one line each. */
-@CommandLine.Command(name = "health", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-        description = {"Checks both APIs: GET /v1/health on REST, and a ProcessService call on gRPC (SendSignal to "
-                + "a process id that cannot exist: NOT_FOUND means it is serving, and the token is accepted).",
-                "Prints one line per API; exits 0 if both are ok, else 1."})
+@CommandLine.Command(
+        name = "health",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionInfo.class,
+        description = {
+            "Checks both APIs: GET /v1/health on REST, and a ProcessService call on gRPC (SendSignal to "
+                    + "a process id that cannot exist: NOT_FOUND means it is serving, and the token is accepted).",
+            "Prints one line per API; exits 0 if both are ok, else 1."
+        })
 final class HealthCommand implements Callable<Integer> {
     @Mixin
     ConnectionOptions conn;
@@ -40,7 +44,10 @@ final class HealthCommand implements Callable<Integer> {
             ok = false;
         }
         try {
-            client.sendSignal(SendSignalRequest.newBuilder().setProcessId(Integer.MAX_VALUE).setSignal(Signal.SIGNAL_SIGTERM).build());
+            client.sendSignal(SendSignalRequest.newBuilder()
+                    .setProcessId(Integer.MAX_VALUE)
+                    .setSignal(Signal.SIGNAL_SIGTERM)
+                    .build());
             System.out.println("grpc " + client.grpcTarget() + ": ok");
         } catch (GrpcCallException e) {
             if (e.code() == Status.Code.NOT_FOUND) {

@@ -2,6 +2,8 @@ package io.sandboxd.client.cli;
 
 import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.client.SandboxdClient;
+import java.util.Locale;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -9,11 +11,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.util.Locale;
-import java.util.concurrent.Callable;
-
 /** {@code kill}: signals a durable process's group. */
-@CommandLine.Command(name = "kill", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
+@CommandLine.Command(
+        name = "kill",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionInfo.class,
         description = "Sends a signal (default TERM) to the process group of a process (by ID or --tag).")
 final class KillCommand implements Callable<Integer> {
     @Spec
@@ -28,7 +30,10 @@ final class KillCommand implements Callable<Integer> {
     @Option(names = "--tag", paramLabel = "T", description = "The process's tag instead of its id.")
     String tag;
 
-    @Option(names = "--signal", paramLabel = "INT|TERM|KILL", description = "The signal (also SIGINT…, 2, 15, 9; default TERM).")
+    @Option(
+            names = "--signal",
+            paramLabel = "INT|TERM|KILL",
+            description = "The signal (also SIGINT…, 2, 15, 9; default TERM).")
     String signal = "TERM";
 
     @Override
@@ -36,8 +41,8 @@ final class KillCommand implements Callable<Integer> {
         var ref = DurableCli.ref(spec, id, tag);
         Signal s = parseSignal(signal);
         if (s == null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--signal must be INT, TERM or KILL, got \""
-                    + signal + "\"");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--signal must be INT, TERM or KILL, got \"" + signal + "\"");
         }
         try (SandboxdClient client = conn.client()) {
             client.durable().kill(ref, s);

@@ -6,23 +6,27 @@ import io.sandboxd.client.NotADirectoryException;
 import io.sandboxd.client.RestCallException;
 import io.sandboxd.client.RestPaths;
 import io.sandboxd.client.SandboxdClient;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.PrintStream;
-import java.time.format.DateTimeFormatter;
-import java.util.List;
-import java.io.IOException;
-import java.util.concurrent.Callable;
-
 /** {@code ls}: a directory's entries, or one file's. */
-@CommandLine.Command(name = "ls", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-        description = {"Lists a sandbox directory (default: the root), one entry per line: mode, size, "
-                + "modification time (UTC), name ('/' after directories). For a file, its own line.",
-                "--json prints {\"path\",\"entries\":[{\"name\",\"size\",\"type\",\"modified_at\",\"mode\"}]}, the "
-                + "daemon's listing schema."})
+@CommandLine.Command(
+        name = "ls",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionInfo.class,
+        description = {
+            "Lists a sandbox directory (default: the root), one entry per line: mode, size, "
+                    + "modification time (UTC), name ('/' after directories). For a file, its own line.",
+            "--json prints {\"path\",\"entries\":[{\"name\",\"size\",\"type\",\"modified_at\",\"mode\"}]}, the "
+                    + "daemon's listing schema."
+        })
 final class LsCommand implements Callable<Integer> {
     @Mixin
     ConnectionOptions conn;
@@ -66,7 +70,8 @@ final class LsCommand implements Callable<Integer> {
         int slash = shown.lastIndexOf('/');
         String name = shown.substring(slash + 1);
         DirectoryListing parent = client.list(shown.substring(0, slash));
-        List<FileEntry> one = parent.entries().stream().filter(e -> e.name().equals(name)).toList();
+        List<FileEntry> one =
+                parent.entries().stream().filter(e -> e.name().equals(name)).toList();
         if (one.isEmpty()) {
             throw new RestCallException("GET", shown, 404, "NOT_FOUND", null, null);
         }
@@ -74,8 +79,13 @@ final class LsCommand implements Callable<Integer> {
     }
 
     static String line(FileEntry e) {
-        return String.format("%s %12d %s %s%s", modeString(e), e.size(),
-                DateTimeFormatter.ISO_INSTANT.format(e.modifiedAt()), e.name(), e.isDirectory() ? "/" : "");
+        return String.format(
+                "%s %12d %s %s%s",
+                modeString(e),
+                e.size(),
+                DateTimeFormatter.ISO_INSTANT.format(e.modifiedAt()),
+                e.name(),
+                e.isDirectory() ? "/" : "");
     }
 
     /** {@code 0755} of a directory → {@code drwxr-xr-x}. */

@@ -6,8 +6,7 @@ package io.sandboxd.client.cli;
  * a thread of its own.
  */
 final class Signals {
-    private Signals() {
-    }
+    private Signals() {}
 
     /** Handles {@code name} (e.g. "INT", "WINCH"); false where the signal cannot be handled. */
     static boolean handle(String name, Runnable action) {

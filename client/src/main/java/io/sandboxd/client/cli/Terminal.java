@@ -55,7 +55,8 @@ final class Terminal {
         // The device itself, for the restore: stdin may be closed by then.
         File device = null;
         try {
-            device = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd/0")).toFile();
+            device = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd/0"))
+                    .toFile();
         } catch (IOException | UnsupportedOperationException e) {
             // restore through stdin then
         }
@@ -75,7 +76,8 @@ final class Terminal {
     private synchronized void restoreNow() {
         if (!restored) {
             restored = true;
-            if (device == null || stty(ProcessBuilder.Redirect.from(device), saved).isEmpty()) {
+            if (device == null
+                    || stty(ProcessBuilder.Redirect.from(device), saved).isEmpty()) {
                 stty(false, saved);
             }
         }
@@ -83,7 +85,8 @@ final class Terminal {
 
     /** Runs stty on our stdin (or /dev/tty); its stdout if it succeeded. */
     private static Optional<String> stty(boolean devTty, String... args) {
-        return stty(devTty ? ProcessBuilder.Redirect.from(new File("/dev/tty")) : ProcessBuilder.Redirect.INHERIT, args);
+        return stty(
+                devTty ? ProcessBuilder.Redirect.from(new File("/dev/tty")) : ProcessBuilder.Redirect.INHERIT, args);
     }
 
     private static Optional<String> stty(ProcessBuilder.Redirect input, String... args) {
@@ -93,7 +96,8 @@ final class Terminal {
         try {
             Process p = new ProcessBuilder(cmd)
                     .redirectInput(input)
-                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(5, TimeUnit.SECONDS)) {
                 p.destroyForcibly();

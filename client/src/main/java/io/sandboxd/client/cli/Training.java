@@ -18,7 +18,6 @@ import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
 import io.sandboxd.api.process.v1.WriteStdinResponse;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -35,12 +34,13 @@ import java.nio.file.Path;
  * paths land in the archive. Not a verb; nothing leaves this machine.
  */
 public final class Training {
-    private Training() {
-    }
+    private Training() {}
 
     public static void main(String[] args) throws Exception {
         Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .addService(new Process()).build().start();
+                .addService(new Process())
+                .build()
+                .start();
         HttpServer rest = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         rest.createContext("/", Training::rest);
         rest.start();
@@ -106,7 +106,8 @@ public final class Training {
             body = "{\"code\":\"NOT_FOUND\",\"message\":\"path does not exist\"}".getBytes(StandardCharsets.UTF_8);
         } else {
             body = ("{\"path\":\"/d\",\"entries\":[{\"name\":\"f.txt\",\"size\":9,\"type\":\"file\","
-                    + "\"modified_at\":\"2026-01-01T00:00:00Z\",\"mode\":\"0644\"}]}").getBytes(StandardCharsets.UTF_8);
+                            + "\"modified_at\":\"2026-01-01T00:00:00Z\",\"mode\":\"0644\"}]}")
+                    .getBytes(StandardCharsets.UTF_8);
         }
         x.getResponseHeaders().set("Content-Type", type);
         x.sendResponseHeaders(status, body == null ? -1 : body.length);
@@ -119,9 +120,15 @@ public final class Training {
     private static final class Process extends ProcessServiceGrpc.ProcessServiceImplBase {
         @Override
         public void start(StartRequest request, StreamObserver<StartResponse> out) {
-            out.onNext(StartResponse.newBuilder().setInit(InitEvent.newBuilder().setProcessId(1)).build());
-            out.onNext(StartResponse.newBuilder().setStdout(ByteString.copyFromUtf8("training\n")).build());
-            out.onNext(StartResponse.newBuilder().setExit(ExitEvent.newBuilder().setExitCode(0)).build());
+            out.onNext(StartResponse.newBuilder()
+                    .setInit(InitEvent.newBuilder().setProcessId(1))
+                    .build());
+            out.onNext(StartResponse.newBuilder()
+                    .setStdout(ByteString.copyFromUtf8("training\n"))
+                    .build());
+            out.onNext(StartResponse.newBuilder()
+                    .setExit(ExitEvent.newBuilder().setExitCode(0))
+                    .build());
             out.onCompleted();
         }
 

@@ -1,10 +1,9 @@
 package io.sandboxd.client.cli;
 
-import picocli.CommandLine.IVersionProvider;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
+import picocli.CommandLine.IVersionProvider;
 
 /** {@code --version}: the project version and the git revision the jar was built from (else "unknown"). */
 public final class VersionInfo implements IVersionProvider {

@@ -2,6 +2,7 @@ package io.sandboxd.client.cli;
 
 import io.sandboxd.client.DurableProcesses;
 import io.sandboxd.client.SandboxdClient;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -9,10 +10,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.util.concurrent.Callable;
-
 /** {@code wait}: waits for a durable process to end; exits with its exit code. */
-@CommandLine.Command(name = "wait", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
+@CommandLine.Command(
+        name = "wait",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionInfo.class,
         description = "Waits for a durable process (by ID or --tag) to end, or takes the exit record of one that "
                 + "has, and exits with its exit code (128+N after signal N, 124 after a server-side timeout).")
 final class WaitCommand implements Callable<Integer> {

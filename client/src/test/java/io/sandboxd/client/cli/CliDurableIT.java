@@ -1,14 +1,10 @@
 package io.sandboxd.client.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.client.TestDaemons;
 import io.sandboxd.testkit.Poll;
 import io.sandboxd.testkit.RunningDaemon;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -18,8 +14,11 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /** {@code run --detach}, {@code attach}, {@code ps}, {@code wait}, {@code kill} as real processes against the daemon. */
 class CliDurableIT {
@@ -38,7 +37,9 @@ class CliDurableIT {
     }
 
     static CliProcess cli(String... args) {
-        return CliProcess.cli(args).env("SANDBOXD_GRPC_ADDR", daemon.grpcTarget()).env("SANDBOXD_REST_ADDR", daemon.restBase());
+        return CliProcess.cli(args)
+                .env("SANDBOXD_GRPC_ADDR", daemon.grpcTarget())
+                .env("SANDBOXD_REST_ADDR", daemon.restBase());
     }
 
     static String runDetached(String... args) throws Exception {
@@ -60,12 +61,19 @@ class CliDurableIT {
     void runDetachPrintsTheIdAndReturnsAtOnceWhileTheProcessRuns() throws Exception {
         long t0 = System.nanoTime();
         String id = runDetached("--tag", "cli-sleeper", "--", "sleep", "100");
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("returns at once").isLessThan(Duration.ofSeconds(20));
+        assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                .as("returns at once")
+                .isLessThan(Duration.ofSeconds(20));
         try {
             String ps = ok(cli("ps").run()).stdout();
-            assertThat(ps.lines().filter(l -> l.startsWith(id + " "))).singleElement().satisfies(l -> {
-                assertThat(l).contains("cli-sleeper").contains("running").contains("sleep 100");
-            });
+            assertThat(ps.lines().filter(l -> l.startsWith(id + " ")))
+                    .singleElement()
+                    .satisfies(l -> {
+                        assertThat(l)
+                                .contains("cli-sleeper")
+                                .contains("running")
+                                .contains("sleep 100");
+                    });
             JsonNode all = JSON.readTree(ok(cli("ps", "--json").run()).stdout());
             JsonNode mine = null;
             for (JsonNode p : all.get("processes")) {
@@ -88,13 +96,15 @@ class CliDurableIT {
 
     @Test
     void attachReplaysEverythingAndExitsWithTheCode() throws Exception {
-        String id = runDetached("--env", "A=1", "--", "sh", "-c", "echo out$A; echo err >&2; sleep 1; echo late; exit 7");
+        String id =
+                runDetached("--env", "A=1", "--", "sh", "-c", "echo out$A; echo err >&2; sleep 1; echo late; exit 7");
         CliProcess.Result r = cli("attach", id).run();
         assertThat(r.exitCode()).as(r.toString()).isEqualTo(7);
         assertThat(r.stdout()).isEqualTo("out1\nlate\n");
         assertThat(r.stderr()).isEqualTo("err\n");
         // again, after the end, from offsets
-        CliProcess.Result again = cli("attach", id, "--stdout-offset", "2", "--stderr-offset", "4").run();
+        CliProcess.Result again = cli("attach", id, "--stdout-offset", "2", "--stderr-offset", "4")
+                .run();
         assertThat(again.exitCode()).isEqualTo(7);
         assertThat(again.stdout()).isEqualTo("t1\nlate\n");
         assertThat(again.stderr()).isEmpty();
@@ -109,13 +119,17 @@ class CliDurableIT {
         List<JsonNode> events = r.stdout().lines().map(JSON::readTree).toList();
         StringBuilder out = new StringBuilder();
         for (JsonNode e : events) {
-            if (e.get("event").asString().equals("output") && e.get("stream").asString().equals("stdout")) {
+            if (e.get("event").asString().equals("output")
+                    && e.get("stream").asString().equals("stdout")) {
                 assertThat(e.get("offset").asLong()).isEqualTo(out.length());
-                out.append(new String(Base64.getDecoder().decode(e.get("bytes").asString()), StandardCharsets.ISO_8859_1));
+                out.append(
+                        new String(Base64.getDecoder().decode(e.get("bytes").asString()), StandardCharsets.ISO_8859_1));
             }
         }
         assertThat(out.toString()).isEqualTo("a\001b");
-        assertThat(events).anyMatch(e -> e.get("event").asString().equals("output") && e.get("stream").asString().equals("stderr"));
+        assertThat(events)
+                .anyMatch(e -> e.get("event").asString().equals("output")
+                        && e.get("stream").asString().equals("stderr"));
         JsonNode exit = events.get(events.size() - 1);
         assertThat(exit.get("event").asString()).isEqualTo("exit");
         assertThat(exit.get("kind").asString()).isEqualTo("exited");
@@ -129,13 +143,17 @@ class CliDurableIT {
             Process p = cli("attach", id).start();
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             assertThat(out.readLine()).isEqualTo("tick");
-            new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).inheritIO().start().waitFor();
+            new ProcessBuilder("kill", "-INT", Long.toString(p.pid()))
+                    .inheritIO()
+                    .start()
+                    .waitFor();
             assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).isEqualTo(130);
             String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(err).contains("detached").doesNotContain("Exception");
             Poll.sleep(500);
-            assertThat(ok(cli("ps").run()).stdout().lines()).anyMatch(l -> l.startsWith(id + " ") && l.contains("running"));
+            assertThat(ok(cli("ps").run()).stdout().lines())
+                    .anyMatch(l -> l.startsWith(id + " ") && l.contains("running"));
         } finally {
             ok(cli("kill", id, "--signal", "KILL").run());
         }
@@ -163,18 +181,27 @@ class CliDurableIT {
         assertThat(cli("wait", id).run().exitCode()).isEqualTo(124);
         assertThat(cli("attach", id).run().exitCode()).isEqualTo(124);
         JsonNode all = JSON.readTree(ok(cli("ps", "--json", "--all").run()).stdout());
-        assertThat(all.get("processes").valueStream().filter(p -> p.get("id").asString().equals(id)))
-                .singleElement().satisfies(p -> assertThat(p.get("state").asString()).isEqualTo("timed_out"));
+        assertThat(all.get("processes")
+                        .valueStream()
+                        .filter(p -> p.get("id").asString().equals(id)))
+                .singleElement()
+                .satisfies(p -> assertThat(p.get("state").asString()).isEqualTo("timed_out"));
     }
 
     @Test
     void failuresAreOneLineExit1AndUsageErrorsExit2() throws Exception {
         CliProcess.Result missing = cli("attach", "999999").run();
         assertThat(missing.exitCode()).isEqualTo(1);
-        assertThat(missing.stderr()).startsWith("sandboxd-cli: attach: ").contains("NOT_FOUND").hasLineCount(1);
+        assertThat(missing.stderr())
+                .startsWith("sandboxd-cli: attach: ")
+                .contains("NOT_FOUND")
+                .hasLineCount(1);
         CliProcess.Result tag = cli("wait", "--tag", "nope").run();
         assertThat(tag.exitCode()).isEqualTo(1);
-        assertThat(tag.stderr()).startsWith("sandboxd-cli: wait: ").contains("NOT_FOUND").hasLineCount(1);
+        assertThat(tag.stderr())
+                .startsWith("sandboxd-cli: wait: ")
+                .contains("NOT_FOUND")
+                .hasLineCount(1);
         CliProcess.Result kill = cli("kill", "--tag", "nope").run();
         assertThat(kill.exitCode()).isEqualTo(1);
         assertThat(kill.stderr()).startsWith("sandboxd-cli: kill: ").hasLineCount(1);
@@ -187,20 +214,30 @@ class CliDurableIT {
 
         runDetached("--tag", "cli-dup", "--", "sleep", "30");
         try {
-            CliProcess.Result dup = cli("run", "--detach", "--tag", "cli-dup", "--", "true").run();
+            CliProcess.Result dup =
+                    cli("run", "--detach", "--tag", "cli-dup", "--", "true").run();
             assertThat(dup.exitCode()).isEqualTo(1);
-            assertThat(dup.stderr()).startsWith("sandboxd-cli: run: ").contains("ALREADY_EXISTS").hasLineCount(1);
+            assertThat(dup.stderr())
+                    .startsWith("sandboxd-cli: run: ")
+                    .contains("ALREADY_EXISTS")
+                    .hasLineCount(1);
         } finally {
             cli("kill", "--tag", "cli-dup", "--signal", "KILL").run();
         }
 
-        for (String[] bad : List.of(new String[] {"attach"}, new String[] {"attach", "1", "--tag", "x"},
-                new String[] {"wait", "abc"}, new String[] {"kill", "1", "--signal", "HUP"},
-                new String[] {"run", "--", "true"}, new String[] {"run", "--detach", "--timeout", "soon", "--", "true"},
+        for (String[] bad : List.of(
+                new String[] {"attach"},
+                new String[] {"attach", "1", "--tag", "x"},
+                new String[] {"wait", "abc"},
+                new String[] {"kill", "1", "--signal", "HUP"},
+                new String[] {"run", "--", "true"},
+                new String[] {"run", "--detach", "--timeout", "soon", "--", "true"},
                 new String[] {"attach", "1", "--stdout-offset", "-1"})) {
             CliProcess.Result r = cli(bad).run();
             assertThat(r.exitCode()).as(String.join(" ", bad) + ": " + r).isEqualTo(2);
-            assertThat(r.stderr()).startsWith("sandboxd-cli: " + bad[0] + ": ").contains("Try 'sandboxd-cli " + bad[0] + " --help'");
+            assertThat(r.stderr())
+                    .startsWith("sandboxd-cli: " + bad[0] + ": ")
+                    .contains("Try 'sandboxd-cli " + bad[0] + " --help'");
         }
         for (String verb : List.of("run", "attach", "ps", "wait", "kill")) {
             CliProcess.Result h = cli(verb, "--help").run();

@@ -1,22 +1,21 @@
 package io.sandboxd.client.cli;
 
+import static io.sandboxd.client.cli.CliProcess.cli;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.client.TestDaemons;
 import io.sandboxd.testkit.Poll;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.proc.ProcStat;
 import io.sandboxd.testkit.proc.ProcessTable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static io.sandboxd.client.cli.CliProcess.cli;
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** {@code sandboxd-cli exec} as a real process against the packaged daemon. */
 class CliExecIT {
@@ -61,7 +60,8 @@ class CliExecIT {
         assertThat(r.exitCode()).isZero();
         assertThat(r.stdout()).isEqualTo("line one\nline two\n");
         // The EOF reaches the process: the shell goes on after cat and exits with its own code.
-        CliProcess.Result after = exec("sh", "-c", "wc -c; echo after-eof; exit 4").stdin("12345").run();
+        CliProcess.Result after =
+                exec("sh", "-c", "wc -c; echo after-eof; exit 4").stdin("12345").run();
         assertThat(after.stdout().strip()).isEqualTo("5\nafter-eof");
         assertThat(after.exitCode()).isEqualTo(4);
         assertThat(exec("cat").run().stdout()).as("empty stdin: immediate EOF").isEmpty();
@@ -70,9 +70,21 @@ class CliExecIT {
     @Test
     void passesEnvAndCwdAndTakesArgumentsAsGiven() throws Exception {
         Files.createDirectories(daemon.rootDir().resolve("cwd-test"));
-        CliProcess.Result r = cli("exec", "--env", "A=1", "--env", "B=two words", "--cwd", "cwd-test", "--",
-                "sh", "-c", "echo \"$A|$B|$(basename \"$PWD\")|$0\"", "arg zero")
-                .env("SANDBOXD_GRPC_ADDR", daemon.grpcTarget()).run();
+        CliProcess.Result r = cli(
+                        "exec",
+                        "--env",
+                        "A=1",
+                        "--env",
+                        "B=two words",
+                        "--cwd",
+                        "cwd-test",
+                        "--",
+                        "sh",
+                        "-c",
+                        "echo \"$A|$B|$(basename \"$PWD\")|$0\"",
+                        "arg zero")
+                .env("SANDBOXD_GRPC_ADDR", daemon.grpcTarget())
+                .run();
         assertThat(r.stdout()).isEqualTo("1|two words|cwd-test|arg zero\n");
         // Options after the command belong to the command.
         assertThat(exec("echo", "--tty", "-x").run().stdout()).isEqualTo("--tty -x\n");
@@ -82,7 +94,8 @@ class CliExecIT {
     void sigintIsForwardedToTheRemoteProcess() throws Exception {
         // The remote shell traps INT and exits 42: only a forwarded SIGINT gives that exit code
         // (a CLI that died of its own SIGINT would exit 130 and the shell would never print).
-        Process p = exec("sh", "-c", "trap 'echo got-int; exit 42' INT; echo ready; while :; do sleep 0.1; done").start();
+        Process p = exec("sh", "-c", "trap 'echo got-int; exit 42' INT; echo ready; while :; do sleep 0.1; done")
+                .start();
         try {
             var err = CliProcess.drain(p.getErrorStream());
             InputStream out = p.getInputStream();
@@ -117,7 +130,8 @@ class CliExecIT {
 
     @Test
     void sigtermIsForwardedToTheRemoteProcess() throws Exception {
-        Process p = exec("sh", "-c", "trap 'exit 43' TERM; echo ready; while :; do sleep 0.1; done").start();
+        Process p = exec("sh", "-c", "trap 'exit 43' TERM; echo ready; while :; do sleep 0.1; done")
+                .start();
         try {
             CliProcess.drain(p.getErrorStream());
             assertThat(new String(p.getInputStream().readNBytes(6))).isEqualTo("ready\n");
@@ -136,11 +150,15 @@ class CliExecIT {
         try {
             awaitRemote(marker);
             kill("INT", p.pid());
-            assertThat(p.waitFor(2, TimeUnit.SECONDS)).as("the first SIGINT is ignored remotely").isFalse();
+            assertThat(p.waitFor(2, TimeUnit.SECONDS))
+                    .as("the first SIGINT is ignored remotely")
+                    .isFalse();
             kill("INT", p.pid());
             assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).isEqualTo(130);
-            Poll.await(Duration.ofSeconds(10), () -> remote(marker).isEmpty(),
+            Poll.await(
+                    Duration.ofSeconds(10),
+                    () -> remote(marker).isEmpty(),
                     () -> "the cancelled stream's process group is killed by the daemon");
         } finally {
             p.destroyForcibly();
@@ -166,7 +184,8 @@ class CliExecIT {
     @Test
     void streamsLargeOutputThroughASmallHeap() throws Exception {
         long n = 512L << 20;
-        Process p = exec("head", "-c", Long.toString(n), "/dev/zero").jvm("-Xmx64m").start();
+        Process p =
+                exec("head", "-c", Long.toString(n), "/dev/zero").jvm("-Xmx64m").start();
         try {
             CliProcess.drain(p.getErrorStream());
             long got = 0;
@@ -187,14 +206,22 @@ class CliExecIT {
     void grpcErrorsAreOneLineAndExit1() throws Exception {
         CliProcess.Result r = exec("no-such-binary-5150").run();
         assertThat(r.exitCode()).isEqualTo(1);
-        assertThat(r.stderr()).isEqualTo("sandboxd-cli: exec: executable \"no-such-binary-5150\" not found in PATH (NOT_FOUND)\n");
-        CliProcess.Result cwd = cli("exec", "--cwd", "no/such/dir", "--", "true").env("SANDBOXD_GRPC_ADDR", daemon.grpcTarget()).run();
+        assertThat(r.stderr())
+                .isEqualTo("sandboxd-cli: exec: executable \"no-such-binary-5150\" not found in PATH (NOT_FOUND)\n");
+        CliProcess.Result cwd = cli("exec", "--cwd", "no/such/dir", "--", "true")
+                .env("SANDBOXD_GRPC_ADDR", daemon.grpcTarget())
+                .run();
         assertThat(cwd.exitCode()).isEqualTo(1);
-        assertThat(cwd.stderr()).startsWith("sandboxd-cli: exec: ").contains("no/such/dir").endsWith("(NOT_FOUND)\n");
+        assertThat(cwd.stderr())
+                .startsWith("sandboxd-cli: exec: ")
+                .contains("no/such/dir")
+                .endsWith("(NOT_FOUND)\n");
     }
 
     private static void awaitRemote(String marker) {
-        Poll.await(Duration.ofSeconds(30), () -> !remote(marker).isEmpty(),
+        Poll.await(
+                Duration.ofSeconds(30),
+                () -> !remote(marker).isEmpty(),
                 () -> "the remote process never started: " + daemon.observer().descendants());
     }
 
@@ -203,7 +230,9 @@ class CliExecIT {
         ProcessTable t = ProcessTable.read();
         java.util.Set<Long> mine = new java.util.HashSet<>();
         t.descendantsOf(d.pid()).forEach(s -> mine.add(s.pid()));
-        return t.liveWithArgument(marker).stream().filter(s -> mine.contains(s.pid())).toList();
+        return t.liveWithArgument(marker).stream()
+                .filter(s -> mine.contains(s.pid()))
+                .toList();
     }
 
     private static List<ProcStat> remote(String marker) {
@@ -211,6 +240,9 @@ class CliExecIT {
     }
 
     static void kill(String signal, long pid) throws Exception {
-        assertThat(new ProcessBuilder("kill", "-s", signal, Long.toString(pid)).start().waitFor()).isZero();
+        assertThat(new ProcessBuilder("kill", "-s", signal, Long.toString(pid))
+                        .start()
+                        .waitFor())
+                .isZero();
     }
 }

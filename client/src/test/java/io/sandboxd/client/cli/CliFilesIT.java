@@ -1,15 +1,11 @@
 package io.sandboxd.client.cli;
 
+import static io.sandboxd.client.cli.CliProcess.cli;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.client.TestDaemons;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.proc.ResourceSampler;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -22,9 +18,12 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-
-import static io.sandboxd.client.cli.CliProcess.cli;
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /** {@code cp}, {@code ls}, {@code rm} as real processes against the packaged daemon. */
 class CliFilesIT {
@@ -53,7 +52,10 @@ class CliFilesIT {
         Path local = tmp.resolve("big.bin");
         String sha = writeFile(local, size);
         long t = System.nanoTime();
-        Process up = run("cp", local.toString(), ":big/one.bin").jvm("-Xmx64m").builder().start();
+        Process up = run("cp", local.toString(), ":big/one.bin")
+                .jvm("-Xmx64m")
+                .builder()
+                .start();
         long upRss;
         try (ResourceSampler rss = new ResourceSampler(up.pid())) {
             CliProcess.drain(up.getInputStream());
@@ -70,13 +72,17 @@ class CliFilesIT {
 
         Path back = tmp.resolve("back.bin");
         t = System.nanoTime();
-        CliProcess.Result down = run("cp", ":big/one.bin", back.toString()).jvm("-Xmx64m").timeout(Duration.ofSeconds(120)).run();
+        CliProcess.Result down = run("cp", ":big/one.bin", back.toString())
+                .jvm("-Xmx64m")
+                .timeout(Duration.ofSeconds(120))
+                .run();
         double downSeconds = (System.nanoTime() - t) / 1e9;
         assertThat(down.exitCode()).as(down.toString()).isZero();
         assertThat(Files.size(back)).isEqualTo(size);
         assertThat(sha256(back)).isEqualTo(sha);
         assertThat(upRss).as("CLI resident memory during the upload").isLessThan(300L << 20);
-        System.out.printf("1 GiB cp up %.1f s, down %.1f s, CLI max RSS (up) %d MiB%n", upSeconds, downSeconds, upRss >> 20);
+        System.out.printf(
+                "1 GiB cp up %.1f s, down %.1f s, CLI max RSS (up) %d MiB%n", upSeconds, downSeconds, upRss >> 20);
         Files.delete(remote);
     }
 
@@ -84,11 +90,13 @@ class CliFilesIT {
     void copiesFromStdinAndToStdout() throws Exception {
         Path local = tmp.resolve("s.bin");
         String sha = writeFile(local, 48L << 20);
-        CliProcess.Result up = run("cp", "-", ":s/piped.bin").stdin(local).jvm("-Xmx64m").run();
+        CliProcess.Result up =
+                run("cp", "-", ":s/piped.bin").stdin(local).jvm("-Xmx64m").run();
         assertThat(up.exitCode()).as(up.toString()).isZero();
         assertThat(sha256(daemon.rootDir().resolve("s/piped.bin"))).isEqualTo(sha);
         Path out = tmp.resolve("out.bin");
-        CliProcess.Result down = run("cp", ":s/piped.bin", "-").stdoutTo(out).jvm("-Xmx64m").run();
+        CliProcess.Result down =
+                run("cp", ":s/piped.bin", "-").stdoutTo(out).jvm("-Xmx64m").run();
         assertThat(down.exitCode()).isZero();
         assertThat(sha256(out)).isEqualTo(sha);
     }
@@ -100,12 +108,17 @@ class CliFilesIT {
         assertThat(run("cp", local.toString(), ":dir/").run().exitCode()).isZero();
         Path remote = daemon.rootDir().resolve("dir/named.txt");
         assertThat(remote).hasContent("named");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(remote))).as("mode kept").isEqualTo("rwxr-x---");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(remote)))
+                .as("mode kept")
+                .isEqualTo("rwxr-x---");
         Path into = Files.createDirectory(tmp.resolve("into"));
-        assertThat(run("cp", ":dir/named.txt", into.toString()).run().exitCode()).isZero();
+        assertThat(run("cp", ":dir/named.txt", into.toString()).run().exitCode())
+                .isZero();
         assertThat(into.resolve("named.txt")).hasContent("named");
         try (var files = Files.list(into)) {
-            assertThat(files.map(p -> p.getFileName().toString())).as("no temp file left").containsExactly("named.txt");
+            assertThat(files.map(p -> p.getFileName().toString()))
+                    .as("no temp file left")
+                    .containsExactly("named.txt");
         }
     }
 
@@ -121,9 +134,11 @@ class CliFilesIT {
         CliProcess.Result toStdout = run("cp", ":nope/x.txt", "-").run();
         assertThat(toStdout.stderr()).isEqualTo("sandboxd-cli: cp: /nope/x.txt: not found (404)\n");
         assertThat(toStdout.stdoutBytes()).isEmpty();
-        CliProcess.Result local = run("cp", tmp.resolve("absent").toString(), ":x").run();
+        CliProcess.Result local =
+                run("cp", tmp.resolve("absent").toString(), ":x").run();
         assertThat(local.exitCode()).isEqualTo(1);
-        assertThat(local.stderr()).isEqualTo("sandboxd-cli: cp: " + tmp.resolve("absent") + ": no such file or directory\n");
+        assertThat(local.stderr())
+                .isEqualTo("sandboxd-cli: cp: " + tmp.resolve("absent") + ": no such file or directory\n");
         CliProcess.Result dir = run("cp", ":", tmp.resolve("x").toString()).run();
         assertThat(dir.exitCode()).isEqualTo(1);
         assertThat(dir.stderr()).isEqualTo("sandboxd-cli: cp: /: is a directory\n");
@@ -133,11 +148,13 @@ class CliFilesIT {
     void lsPrintsLongLinesAndJson() throws Exception {
         Files.createDirectories(daemon.rootDir().resolve("ls/sub"));
         Files.writeString(daemon.rootDir().resolve("ls/a.txt"), "12345");
-        Files.setPosixFilePermissions(daemon.rootDir().resolve("ls/a.txt"), PosixFilePermissions.fromString("rw-r-----"));
+        Files.setPosixFilePermissions(
+                daemon.rootDir().resolve("ls/a.txt"), PosixFilePermissions.fromString("rw-r-----"));
         CliProcess.Result r = run("ls", ":ls").run();
         assertThat(r.exitCode()).isZero();
         assertThat(r.stdout().lines().toList()).hasSize(2);
-        assertThat(r.stdout().lines().toList().get(0)).matches("-rw-r----- +5 \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ a\\.txt");
+        assertThat(r.stdout().lines().toList().get(0))
+                .matches("-rw-r----- +5 \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ a\\.txt");
         assertThat(r.stdout().lines().toList().get(1)).matches("drwx.* sub/");
 
         CliProcess.Result j = run("ls", "--json", ":ls").run();
@@ -166,7 +183,9 @@ class CliFilesIT {
         Files.writeString(daemon.rootDir().resolve("rm/deep/f"), "x");
         CliProcess.Result refused = run("rm", ":rm").run();
         assertThat(refused.exitCode()).isEqualTo(1);
-        assertThat(refused.stderr()).startsWith("sandboxd-cli: rm: /rm: conflict: ").endsWith(" (409)\n");
+        assertThat(refused.stderr())
+                .startsWith("sandboxd-cli: rm: /rm: conflict: ")
+                .endsWith(" (409)\n");
         assertThat(daemon.rootDir().resolve("rm/deep/f")).exists();
         assertThat(run("rm", "-r", ":rm").run().exitCode()).isZero();
         assertThat(daemon.rootDir().resolve("rm")).doesNotExist();

@@ -1,19 +1,18 @@
 package io.sandboxd.client.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.client.TestDaemons;
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
-
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Measurement (opt-in, {@code -Dsandboxd.bench=true}): wall clock of a whole
@@ -26,7 +25,8 @@ class CliLatencyIT {
 
     @Test
     void execRoundTripOfTheCliProcessAndOfTheLibrary() throws Exception {
-        try (RunningDaemon d = TestDaemons.start("cli-latency"); SandboxdClient c = TestDaemons.client(d)) {
+        try (RunningDaemon d = TestDaemons.start("cli-latency");
+                SandboxdClient c = TestDaemons.client(d)) {
             Path launcher = DaemonSpec.repoRoot().resolve("sandboxd-cli");
             List<String> cmd = List.of(launcher.toString(), "exec", "--grpc", d.grpcTarget(), "--", "true");
             run(cmd); // records the class-data archive if this jar + JDK has none yet
@@ -48,14 +48,22 @@ class CliLatencyIT {
                 assertThat(c.execute("true").exitCode()).isZero();
                 lib[i] = (System.nanoTime() - t) / 1e6;
             }
-            System.out.printf(Locale.ROOT, "exec -- true, %d runs: CLI process p50 %.1f ms (p90 %.1f), library in a warm JVM p50 %.2f ms (p90 %.2f)%n",
-                    RUNS, p(cli, 50), p(cli, 90), p(lib, 50), p(lib, 90));
+            System.out.printf(
+                    Locale.ROOT,
+                    "exec -- true, %d runs: CLI process p50 %.1f ms (p90 %.1f), library in a warm JVM p50 %.2f ms (p90 %.2f)%n",
+                    RUNS,
+                    p(cli, 50),
+                    p(cli, 90),
+                    p(lib, 50),
+                    p(lib, 90));
         }
     }
 
     private static int run(List<String> cmd) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD);
         pb.environment().keySet().removeIf(k -> k.startsWith("SANDBOXD_"));
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("SANDBOXD_REBUILD", "never");

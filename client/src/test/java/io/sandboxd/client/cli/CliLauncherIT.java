@@ -1,20 +1,19 @@
 package io.sandboxd.client.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.client.TestDaemons;
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.proc.ProcStat;
 import io.sandboxd.testkit.proc.ProcessObserver;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The {@code ./sandboxd-cli} launcher script: class-data archive on first run, exec'd JVM. */
 class CliLauncherIT {
@@ -22,7 +21,8 @@ class CliLauncherIT {
     Path tmp;
 
     private ProcessBuilder launcher(Path archive, String... args) {
-        List<String> cmd = new java.util.ArrayList<>(List.of(DaemonSpec.repoRoot().resolve("sandboxd-cli").toString()));
+        List<String> cmd = new java.util.ArrayList<>(
+                List.of(DaemonSpec.repoRoot().resolve("sandboxd-cli").toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().keySet().removeIf(k -> k.startsWith("SANDBOXD_"));
@@ -38,8 +38,11 @@ class CliLauncherIT {
         var out = CliProcess.drain(p.getInputStream());
         var err = CliProcess.drain(p.getErrorStream());
         assertThat(p.waitFor(240, TimeUnit.SECONDS)).isTrue();
-        return new String[] {Integer.toString(p.exitValue()), new String(out.get(), StandardCharsets.UTF_8),
-                new String(err.get(), StandardCharsets.UTF_8)};
+        return new String[] {
+            Integer.toString(p.exitValue()),
+            new String(out.get(), StandardCharsets.UTF_8),
+            new String(err.get(), StandardCharsets.UTF_8)
+        };
     }
 
     @Test
@@ -62,18 +65,32 @@ class CliLauncherIT {
         try (RunningDaemon daemon = TestDaemons.start("cli-launcher")) {
             Path archive = tmp.resolve("cli2.archive");
             run(launcher(archive, "--version"));
-            ProcessBuilder pb = launcher(archive, "exec", "--grpc", daemon.grpcTarget(), "--", "sh", "-c",
+            ProcessBuilder pb = launcher(
+                    archive,
+                    "exec",
+                    "--grpc",
+                    daemon.grpcTarget(),
+                    "--",
+                    "sh",
+                    "-c",
                     "trap 'exit 42' INT; echo ready; while :; do sleep 0.1; done");
             Process p = pb.start();
             try {
                 CliProcess.drain(p.getErrorStream());
-                assertThat(new String(p.getInputStream().readNBytes(6), StandardCharsets.UTF_8)).isEqualTo("ready\n");
+                assertThat(new String(p.getInputStream().readNBytes(6), StandardCharsets.UTF_8))
+                        .isEqualTo("ready\n");
                 ProcessObserver cli = new ProcessObserver(p.pid());
-                assertThat(cli.isJvm()).as("bash exec'd java: the launcher's pid is the JVM, not " + cli.cmdline()).isTrue();
-                assertThat(cli.cmdline()).anyMatch(a -> a.contains(archive.toString())).contains("-XX:TieredStopAtLevel=1");
+                assertThat(cli.isJvm())
+                        .as("bash exec'd java: the launcher's pid is the JVM, not " + cli.cmdline())
+                        .isTrue();
+                assertThat(cli.cmdline())
+                        .anyMatch(a -> a.contains(archive.toString()))
+                        .contains("-XX:TieredStopAtLevel=1");
                 CliExecIT.kill("INT", p.pid());
                 assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
-                assertThat(p.exitValue()).as("the remote shell's own code: the signal was forwarded").isEqualTo(42);
+                assertThat(p.exitValue())
+                        .as("the remote shell's own code: the signal was forwarded")
+                        .isEqualTo(42);
             } finally {
                 p.destroyForcibly();
             }

@@ -139,21 +139,25 @@ final class CliProcess {
             throw new AssertionError("CLI did not exit within " + timeout + ": " + command() + "\nstderr so far: "
                     + new String(err.getNow(new byte[0]), StandardCharsets.UTF_8));
         }
-        return new Result(p.exitValue(), out.get(30, TimeUnit.SECONDS),
+        return new Result(
+                p.exitValue(),
+                out.get(30, TimeUnit.SECONDS),
                 new String(err.get(30, TimeUnit.SECONDS), StandardCharsets.UTF_8));
     }
 
     static CompletableFuture<byte[]> drain(InputStream in) {
         CompletableFuture<byte[]> f = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            ByteArrayOutputStream b = new ByteArrayOutputStream();
-            try (in) {
-                in.transferTo(b);
-            } catch (IOException e) {
-                // closed
-            }
-            f.complete(b.toByteArray());
-        }, "cli-output");
+        Thread t = new Thread(
+                () -> {
+                    ByteArrayOutputStream b = new ByteArrayOutputStream();
+                    try (in) {
+                        in.transferTo(b);
+                    } catch (IOException e) {
+                        // closed
+                    }
+                    f.complete(b.toByteArray());
+                },
+                "cli-output");
         t.setDaemon(true);
         t.start();
         return f;

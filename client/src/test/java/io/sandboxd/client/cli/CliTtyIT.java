@@ -1,15 +1,13 @@
 package io.sandboxd.client.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.pty4j.PtyProcess;
 import com.pty4j.PtyProcessBuilder;
 import com.pty4j.WinSize;
 import io.sandboxd.client.TestDaemons;
 import io.sandboxd.testkit.Poll;
 import io.sandboxd.testkit.RunningDaemon;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -21,8 +19,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** {@code exec --tty} with the CLI on a real pseudo-terminal (pty4j), as in an interactive shell. */
 class CliTtyIT {
@@ -47,25 +46,32 @@ class CliTtyIT {
             Map<String, String> env = new HashMap<>(System.getenv());
             env.keySet().removeIf(k -> k.startsWith("SANDBOXD_"));
             env.put("TERM", "xterm");
-            p = new PtyProcessBuilder(command.toArray(new String[0])).setEnvironment(env).setInitialColumns(cols)
-                    .setInitialRows(rows).setRedirectErrorStream(true).start();
-            Thread t = new Thread(() -> {
-                byte[] buf = new byte[4096];
-                InputStream in = p.getInputStream();
-                try {
-                    for (int n; (n = in.read(buf)) > 0; ) {
-                        out.append(new String(buf, 0, n, StandardCharsets.UTF_8));
-                    }
-                } catch (IOException e) {
-                    // the pty closed
-                }
-            }, "pty-reader");
+            p = new PtyProcessBuilder(command.toArray(new String[0]))
+                    .setEnvironment(env)
+                    .setInitialColumns(cols)
+                    .setInitialRows(rows)
+                    .setRedirectErrorStream(true)
+                    .start();
+            Thread t = new Thread(
+                    () -> {
+                        byte[] buf = new byte[4096];
+                        InputStream in = p.getInputStream();
+                        try {
+                            for (int n; (n = in.read(buf)) > 0; ) {
+                                out.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+                            }
+                        } catch (IOException e) {
+                            // the pty closed
+                        }
+                    },
+                    "pty-reader");
             t.setDaemon(true);
             t.start();
         }
 
         void await(String text) {
-            Poll.await(Duration.ofSeconds(30), () -> out.toString().contains(text), () -> "no \"" + text + "\" in " + out);
+            Poll.await(
+                    Duration.ofSeconds(30), () -> out.toString().contains(text), () -> "no \"" + text + "\" in " + out);
         }
 
         void type(String s) throws IOException {
@@ -74,7 +80,9 @@ class CliTtyIT {
         }
 
         int exit() throws InterruptedException {
-            assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("exited; output: " + out).isTrue();
+            assertThat(p.waitFor(30, TimeUnit.SECONDS))
+                    .as("exited; output: " + out)
+                    .isTrue();
             return p.exitValue();
         }
 
@@ -85,8 +93,17 @@ class CliTtyIT {
     }
 
     static List<String> cliExecTty(String... command) {
-        List<String> c = new ArrayList<>(List.of(CliProcess.java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-jar", CliProcess.jar().toString(), "exec", "--tty", "--grpc", daemon.grpcTarget(), "--"));
+        List<String> c = new ArrayList<>(List.of(
+                CliProcess.java(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-jar",
+                CliProcess.jar().toString(),
+                "exec",
+                "--tty",
+                "--grpc",
+                daemon.grpcTarget(),
+                "--"));
         c.addAll(List.of(command));
         return c;
     }
@@ -110,7 +127,13 @@ class CliTtyIT {
     @Test
     void theLocalTerminalIsRawMeanwhileAndRestoredAfterwardsAndCtrlCReachesTheRemoteProcess() throws Exception {
         String cli = shellQuote(cliExecTty("sh", "-c", "echo ready; exec sleep 60"));
-        try (OnPty t = new OnPty(80, 24, List.of("sh", "-c", "stty sane; stty -a; echo before-cli; " + cli + "; echo cli-exit=$?; stty -a; echo done"))) {
+        try (OnPty t = new OnPty(
+                80,
+                24,
+                List.of(
+                        "sh",
+                        "-c",
+                        "stty sane; stty -a; echo before-cli; " + cli + "; echo cli-exit=$?; stty -a; echo done"))) {
             t.await("ready");
             Path slave = Files.readSymbolicLink(Path.of("/proc", Long.toString(t.p.pid()), "fd", "0"));
             assertThat(slave.toString()).startsWith("/dev/pts/");
@@ -130,8 +153,13 @@ class CliTtyIT {
 
     @Test
     void aLocalResizeReachesTheRemoteTerminal() throws Exception {
-        try (OnPty t = new OnPty(80, 24, cliExecTty("sh", "-c",
-                "trap 'stty size' WINCH; echo ready; i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done"))) {
+        try (OnPty t = new OnPty(
+                80,
+                24,
+                cliExecTty(
+                        "sh",
+                        "-c",
+                        "trap 'stty size' WINCH; echo ready; i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done"))) {
             t.await("ready");
             t.p.setWinSize(new WinSize(100, 30));
             t.await("30 100");
@@ -144,14 +172,24 @@ class CliTtyIT {
 
     @Test
     void withoutALocalTerminalTheRemoteStillGetsOne() throws Exception {
-        CliProcess.Result r = CliProcess.cli("exec", "--tty", "--grpc", daemon.grpcTarget(), "--", "sh", "-c",
-                "test -t 0 && test -t 1 && echo remote-tty; stty size").run();
+        CliProcess.Result r = CliProcess.cli(
+                        "exec",
+                        "--tty",
+                        "--grpc",
+                        daemon.grpcTarget(),
+                        "--",
+                        "sh",
+                        "-c",
+                        "test -t 0 && test -t 1 && echo remote-tty; stty size")
+                .run();
         assertThat(r.exitCode()).isZero();
         assertThat(r.stdout()).startsWith("remote-tty\r\n").matches("(?s)remote-tty\r\n\\d+ \\d+\r\n");
     }
 
     private static String stty(Path tty) throws Exception {
-        Process p = new ProcessBuilder("stty", "-F", tty.toString(), "-a").redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("stty", "-F", tty.toString(), "-a")
+                .redirectErrorStream(true)
+                .start();
         String s = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor()).as(s).isZero();
         return s;

@@ -1,5 +1,13 @@
 package io.sandboxd.conformance.checks;
 
+import static io.sandboxd.conformance.suite.CheckId.*;
+import static io.sandboxd.conformance.suite.Expect.fail;
+import static io.sandboxd.conformance.suite.Expect.utf8;
+import static io.sandboxd.conformance.suite.Paths.enc;
+import static io.sandboxd.conformance.suite.Paths.escape;
+import static io.sandboxd.conformance.suite.Paths.lit;
+import static io.sandboxd.conformance.suite.Paths.q;
+
 import io.sandboxd.client.Command;
 import io.sandboxd.client.StartRecorder;
 import io.sandboxd.conformance.suite.Check;
@@ -9,8 +17,6 @@ import io.sandboxd.conformance.suite.CheckSkipped;
 import io.sandboxd.conformance.suite.Expect;
 import io.sandboxd.conformance.suite.Reply;
 import io.sandboxd.testkit.raw.RawHttp;
-import tools.jackson.databind.JsonNode;
-
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -27,19 +33,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import static io.sandboxd.conformance.suite.CheckId.*;
-import static io.sandboxd.conformance.suite.Expect.fail;
-import static io.sandboxd.conformance.suite.Expect.utf8;
-import static io.sandboxd.conformance.suite.Paths.enc;
-import static io.sandboxd.conformance.suite.Paths.escape;
-import static io.sandboxd.conformance.suite.Paths.lit;
-import static io.sandboxd.conformance.suite.Paths.q;
+import tools.jackson.databind.JsonNode;
 
 /** Checks of runtime-contract §2.1–§2.5: paths, errors, GET/HEAD, PUT and DELETE of /v1/files. */
 public final class FileChecks {
-    private FileChecks() {
-    }
+    private FileChecks() {}
 
     public static void register(Map<CheckId, Check> m) {
         m.put(FS_PATH_001, FileChecks::path001);
@@ -202,10 +200,15 @@ public final class FileChecks {
     static void path003(CheckContext ctx) throws Exception {
         ctx.putFixture(ctx.path("f.txt"), utf8("x"));
         JsonNode l = listing(ctx, "/v1/files/");
-        Expect.that(names(l).contains(ctx.suite().scratch()), "GET /v1/files/ must list the root, which holds the scratch directory "
-                + ctx.suite().scratch() + "; got entries " + names(l));
+        Expect.that(
+                names(l).contains(ctx.suite().scratch()),
+                "GET /v1/files/ must list the root, which holds the scratch directory "
+                        + ctx.suite().scratch() + "; got entries " + names(l));
         JsonNode e = entry(l, ctx.suite().scratch());
-        Expect.equal("type of " + ctx.suite().scratch() + " in GET /v1/files/", "directory", e == null ? null : Expect.str(e.path("type")));
+        Expect.equal(
+                "type of " + ctx.suite().scratch() + " in GET /v1/files/",
+                "directory",
+                e == null ? null : Expect.str(e.path("type")));
     }
 
     static void path004(CheckContext ctx) throws Exception {
@@ -219,8 +222,12 @@ public final class FileChecks {
 
     static void path005(CheckContext ctx) throws Exception {
         Fixtures.requireConfinedRoot(ctx);
-        String[] reads = {"/v1/files/%2E%2E/%2E%2E/etc/passwd", "/v1/files/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd", "/v1/files/%2E%2E",
-                "/v1/files/" + escape(ctx.suite().scratch(), false) + "%2F%2E%2E%2F%2E%2E"};
+        String[] reads = {
+            "/v1/files/%2E%2E/%2E%2E/etc/passwd",
+            "/v1/files/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+            "/v1/files/%2E%2E",
+            "/v1/files/" + escape(ctx.suite().scratch(), false) + "%2F%2E%2E%2F%2E%2E"
+        };
         for (String t : reads) {
             forbidden(ctx.rest().get(t), "encoded .. leaves the root");
             forbidden(ctx.rest().head(t), "encoded .. leaves the root");
@@ -232,7 +239,9 @@ public final class FileChecks {
 
     static void path006(CheckContext ctx) throws Exception {
         Fixtures.requireConfinedRoot(ctx);
-        for (String t : new String[]{"/v1/files/../../etc/passwd", "/v1/files/" + ctx.suite().scratch() + "/../../x"}) {
+        for (String t : new String[] {
+            "/v1/files/../../etc/passwd", "/v1/files/" + ctx.suite().scratch() + "/../../x"
+        }) {
             forbidden(ctx.rest().get(t), "literal .. leaves the root");
             forbidden(ctx.rest().head(t), "literal .. leaves the root");
         }
@@ -245,17 +254,27 @@ public final class FileChecks {
         Fixtures.requireConfinedRoot(ctx);
         String t = enc(ctx.path("../../../x"));
         forbidden(ctx.rest().get(t), "encoded segment with .. leaves the root");
-        forbidden(ctx.rest().put(enc(ctx.path("../../../conformance-escape-" + ctx.suite().scratch() + ".txt")), utf8("escaped")),
+        forbidden(
+                ctx.rest()
+                        .put(
+                                enc(ctx.path("../../../conformance-escape-"
+                                        + ctx.suite().scratch() + ".txt")),
+                                utf8("escaped")),
                 "encoded segment with .. leaves the root");
     }
 
     static void path008(CheckContext ctx) throws Exception {
         ctx.putFixture(ctx.path("f.txt"), utf8("dots"));
-        for (String t : new String[]{"/v1/files/./" + lit(ctx.dir()).substring(10) + "/./f.txt",
-                "/v1/files/" + lit(ctx.dir()).substring(10) + "//f.txt", "/v1/files//" + lit(ctx.path("f.txt")).substring(10)}) {
+        for (String t : new String[] {
+            "/v1/files/./" + lit(ctx.dir()).substring(10) + "/./f.txt",
+            "/v1/files/" + lit(ctx.dir()).substring(10) + "//f.txt",
+            "/v1/files//" + lit(ctx.path("f.txt")).substring(10)
+        }) {
             Reply r = ctx.rest().get(t);
-            Expect.that(r.status() == 200 && Arrays.equals(r.body(), utf8("dots")), "GET " + t
-                    + ": '.' segments and repeated slashes must be ignored (200 \"dots\", no redirect), got " + r.describe());
+            Expect.that(
+                    r.status() == 200 && Arrays.equals(r.body(), utf8("dots")),
+                    "GET " + t + ": '.' segments and repeated slashes must be ignored (200 \"dots\", no redirect), got "
+                            + r.describe());
         }
     }
 
@@ -263,7 +282,11 @@ public final class FileChecks {
         ctx.putFixture(ctx.path("real/target.txt"), utf8("via-link"));
         link(ctx, "real", ctx.path("dlink"));
         link(ctx, "real/target.txt", ctx.path("flink"));
-        expectContent(ctx, enc(ctx.path("dlink/target.txt")), utf8("via-link"), "through a symlinked directory inside the root");
+        expectContent(
+                ctx,
+                enc(ctx.path("dlink/target.txt")),
+                utf8("via-link"),
+                "through a symlinked directory inside the root");
         expectContent(ctx, enc(ctx.path("flink")), utf8("via-link"), "a symlink to a file inside the root");
     }
 
@@ -277,8 +300,12 @@ public final class FileChecks {
             forbidden(ctx.rest().get(enc(ctx.path("out"))), "symlink to " + outside);
             forbidden(ctx.rest().head(enc(ctx.path("out"))), "symlink to " + outside);
             forbidden(ctx.rest().get(enc(ctx.path("out/" + name))), "path through a symlink to " + outside);
-            forbidden(ctx.rest().put(enc(ctx.path("out/" + name)), utf8("escaped")), "PUT through a symlink to " + outside);
-            forbidden(ctx.rest().put(enc(ctx.path("out/newdir/" + name)), utf8("escaped")), "PUT through a symlink to " + outside);
+            forbidden(
+                    ctx.rest().put(enc(ctx.path("out/" + name)), utf8("escaped")),
+                    "PUT through a symlink to " + outside);
+            forbidden(
+                    ctx.rest().put(enc(ctx.path("out/newdir/" + name)), utf8("escaped")),
+                    "PUT through a symlink to " + outside);
             forbidden(ctx.rest().delete(enc(ctx.path("out/" + name))), "DELETE through a symlink to " + outside);
         } finally {
             ctx.sh("rm -f " + q(outside + "/" + name) + "; rm -rf " + q(outside + "/newdir/" + name) + "; true");
@@ -289,7 +316,8 @@ public final class FileChecks {
         Fixtures.requireConfinedRoot(ctx);
         String outside;
         try {
-            outside = ctx.sh("d=$(mktemp -d) && printf OUTSIDE-SECRET > \"$d/secret\" && echo \"$d\"").trim();
+            outside = ctx.sh("d=$(mktemp -d) && printf OUTSIDE-SECRET > \"$d/secret\" && echo \"$d\"")
+                    .trim();
         } catch (RuntimeException e) {
             throw new CheckSkipped("cannot create a directory outside the root with mktemp -d: " + e.getMessage());
         }
@@ -297,8 +325,9 @@ public final class FileChecks {
             ctx.putFixture(ctx.path("inside/secret"), utf8("inside"));
             String l = ctx.path("link");
             link(ctx, "inside", l);
-            StartRecorder swapper = ctx.start(Command.shell(
-                    "i=0; while [ $i -lt 20000 ]; do ln -sfn " + q(outside) + " " + q(l) + "; ln -sfn inside " + q(l) + "; i=$((i+1)); done"),
+            StartRecorder swapper = ctx.start(
+                    Command.shell("i=0; while [ $i -lt 20000 ]; do ln -sfn " + q(outside) + " " + q(l)
+                            + "; ln -sfn inside " + q(l) + "; i=$((i+1)); done"),
                     Duration.ofSeconds(30));
             ctx.init(swapper);
             long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
@@ -306,9 +335,10 @@ public final class FileChecks {
             while (System.nanoTime() < until && !swapper.isEnded()) {
                 Reply r = ctx.rest().get(enc(l + "/secret"));
                 requests++;
-                Expect.that(!new String(r.body(), StandardCharsets.ISO_8859_1).contains("OUTSIDE-SECRET"),
-                        "GET " + enc(l + "/secret") + " while the link flips between inside/ and " + outside + " returned the file outside the root (request "
-                                + requests + "): " + r.describe());
+                Expect.that(
+                        !new String(r.body(), StandardCharsets.ISO_8859_1).contains("OUTSIDE-SECRET"),
+                        "GET " + enc(l + "/secret") + " while the link flips between inside/ and " + outside
+                                + " returned the file outside the root (request " + requests + "): " + r.describe());
             }
             ctx.cancel(swapper);
         } finally {
@@ -356,7 +386,7 @@ public final class FileChecks {
     }
 
     static void err002(CheckContext ctx) throws Exception {
-        for (String t : new String[]{"/v1/no-such-route", "/no-such-route"}) {
+        for (String t : new String[] {"/v1/no-such-route", "/no-such-route"}) {
             Reply r = ctx.rest().get(t);
             Expect.status(r, 404);
             Expect.errorBody(r);
@@ -364,12 +394,15 @@ public final class FileChecks {
     }
 
     static void err003(CheckContext ctx) throws Exception {
-        for (String[] mt : new String[][]{{"POST", enc(ctx.path("x.txt"))}, {"POST", "/v1/health"}, {"DELETE", "/v1/metadata"}}) {
+        for (String[] mt :
+                new String[][] {{"POST", enc(ctx.path("x.txt"))}, {"POST", "/v1/health"}, {"DELETE", "/v1/metadata"}}) {
             Reply r = ctx.rest().send(mt[0], mt[1], new byte[0]);
             Expect.status(r, 405);
             String allow = r.header("Allow");
-            Expect.that(allow != null && !allow.isBlank(), r.request() + ": a 405 must carry an Allow header, got " + r.describe()
-                    + " with headers " + r.headers());
+            Expect.that(
+                    allow != null && !allow.isBlank(),
+                    r.request() + ": a 405 must carry an Allow header, got " + r.describe() + " with headers "
+                            + r.headers());
             Expect.errorBody(r);
         }
     }
@@ -381,8 +414,12 @@ public final class FileChecks {
         all.add(ctx.rest().get(enc(ctx.dir()) + "%2Fa%00b"));
         all.add(ctx.rest().get(enc(ctx.path("n".repeat(300)))));
         all.add(ctx.rest().put(enc(ctx.dir()), utf8("x")));
-        all.add(ctx.rest().put(enc(ctx.path("mp.txt")), utf8("--b\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nv\r\n--b--\r\n"),
-                "Content-Type", "multipart/form-data; boundary=b"));
+        all.add(ctx.rest()
+                .put(
+                        enc(ctx.path("mp.txt")),
+                        utf8("--b\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nv\r\n--b--\r\n"),
+                        "Content-Type",
+                        "multipart/form-data; boundary=b"));
         List<String> fivexx = new ArrayList<>();
         for (Reply r : all) {
             if (r.status() >= 500) {
@@ -399,7 +436,13 @@ public final class FileChecks {
         ctx.putFixture(ctx.path("file.txt"), utf8("x"));
         link(ctx, outside, ctx.path("out"));
         List<String> leaks = new ArrayList<>();
-        for (String rel : new String[]{"../../etc/passwd", ctx.path("out/x"), ctx.path("file.txt/x"), ctx.path("n".repeat(300)), ctx.path("missing")}) {
+        for (String rel : new String[] {
+            "../../etc/passwd",
+            ctx.path("out/x"),
+            ctx.path("file.txt/x"),
+            ctx.path("n".repeat(300)),
+            ctx.path("missing")
+        }) {
             Reply r = ctx.rest().get(enc(rel));
             String msg;
             try {
@@ -435,10 +478,12 @@ public final class FileChecks {
         Expect.that(lm != null, r.request() + ": no Last-Modified header; headers " + r.headers());
         try {
             ZonedDateTime t = ZonedDateTime.parse(lm, DateTimeFormatter.RFC_1123_DATE_TIME);
-            Expect.that(lm.endsWith("GMT") && Math.abs(t.toEpochSecond() - System.currentTimeMillis() / 1000) < 86400 * 365,
+            Expect.that(
+                    lm.endsWith("GMT") && Math.abs(t.toEpochSecond() - System.currentTimeMillis() / 1000) < 86400 * 365,
                     r.request() + ": Last-Modified must be an HTTP-date in GMT near now, got \"" + lm + "\"");
         } catch (java.time.format.DateTimeParseException e) {
-            throw fail(r.request() + ": Last-Modified \"" + lm + "\" is not an HTTP-date (e.g. \"Sun, 06 Nov 1994 08:49:37 GMT\")");
+            throw fail(r.request() + ": Last-Modified \"" + lm
+                    + "\" is not an HTTP-date (e.g. \"Sun, 06 Nov 1994 08:49:37 GMT\")");
         }
     }
 
@@ -446,7 +491,9 @@ public final class FileChecks {
         ctx.putFixture(ctx.path("f.txt"), utf8("x"));
         Reply r = ctx.rest().get(enc(ctx.path("f.txt")));
         Expect.status(r, 200);
-        Expect.that(r.header("ETag") != null && !r.header("ETag").isBlank(), r.request() + ": no ETag header; headers " + r.headers());
+        Expect.that(
+                r.header("ETag") != null && !r.header("ETag").isBlank(),
+                r.request() + ": no ETag header; headers " + r.headers());
         Expect.equal(r.request() + ": Accept-Ranges", "bytes", r.header("Accept-Ranges"));
     }
 
@@ -474,13 +521,18 @@ public final class FileChecks {
 
     static void get006(CheckContext ctx) throws Exception {
         ctx.putFixture(ctx.path("d/f.txt"), utf8("x"));
-        for (String t : new String[]{enc(ctx.path("d")), lit(ctx.path("d"))}) {
+        for (String t : new String[] {enc(ctx.path("d")), lit(ctx.path("d"))}) {
             Reply r = ctx.rest().get(t);
             Expect.status(r, 200);
             Expect.equal(r.request() + ": Content-Type", "application/json", r.mediaType());
             JsonNode body = Expect.json(r);
-            Expect.equal(r.request() + ": \"path\"", "/" + ctx.path("d"), body.path("path").isString() ? body.path("path").stringValue() : String.valueOf(body.get("path")));
-            Expect.that(body.path("entries").isArray(), r.request() + ": \"entries\" must be an array, got " + r.describe());
+            Expect.equal(
+                    r.request() + ": \"path\"",
+                    "/" + ctx.path("d"),
+                    body.path("path").isString() ? body.path("path").stringValue() : String.valueOf(body.get("path")));
+            Expect.that(
+                    body.path("entries").isArray(),
+                    r.request() + ": \"entries\" must be an array, got " + r.describe());
         }
     }
 
@@ -489,7 +541,10 @@ public final class FileChecks {
         Reply r = ctx.rest().get(enc(ctx.path("empty")));
         Expect.status(r, 200);
         JsonNode body = Expect.json(r);
-        Expect.that(body.has("entries") && body.get("entries").isArray() && body.get("entries").isEmpty(),
+        Expect.that(
+                body.has("entries")
+                        && body.get("entries").isArray()
+                        && body.get("entries").isEmpty(),
                 r.request() + " (empty directory): expected \"entries\": [], got " + r.describe());
     }
 
@@ -499,20 +554,24 @@ public final class FileChecks {
             ctx.putFixture(ctx.path("s/" + f), utf8(f));
         }
         List<String> want = new ArrayList<>(files);
-        want.sort((x, y) -> Arrays.compareUnsigned(x.getBytes(StandardCharsets.UTF_8), y.getBytes(StandardCharsets.UTF_8)));
+        want.sort((x, y) ->
+                Arrays.compareUnsigned(x.getBytes(StandardCharsets.UTF_8), y.getBytes(StandardCharsets.UTF_8)));
         JsonNode l = listing(ctx, enc(ctx.path("s")));
         Expect.equal("names in GET " + enc(ctx.path("s")) + " (byte-wise order, no . or ..)", want, names(l));
     }
 
     static void get009(CheckContext ctx) throws Exception {
         ctx.putFixture(ctx.path("x/f.txt"), utf8("12345"));
-        ctx.sh("mkdir -p " + q(ctx.path("x/sub")) + " && chmod 640 " + q(ctx.path("x/f.txt")) + " && chmod 750 " + q(ctx.path("x/sub")));
+        ctx.sh("mkdir -p " + q(ctx.path("x/sub")) + " && chmod 640 " + q(ctx.path("x/f.txt")) + " && chmod 750 "
+                + q(ctx.path("x/sub")));
         JsonNode l = listing(ctx, enc(ctx.path("x")));
         JsonNode f = entry(l, "f.txt");
         JsonNode d = entry(l, "sub");
         Expect.that(f != null && d != null, "GET " + enc(ctx.path("x")) + ": expected entries f.txt and sub, got " + l);
         String where = "entry f.txt in GET " + enc(ctx.path("x")) + " " + f;
-        Expect.that(f.path("size").isIntegralNumber() && f.path("size").longValue() == 5, where + ": \"size\" must be the integer 5");
+        Expect.that(
+                f.path("size").isIntegralNumber() && f.path("size").longValue() == 5,
+                where + ": \"size\" must be the integer 5");
         Expect.equal(where + ": \"type\"", "file", Expect.str(f.path("type")));
         Expect.equal(where + ": \"mode\"", "0640", Expect.str(f.path("mode")));
         Expect.that(f.path("modified_at").isString(), where + ": \"modified_at\" must be a string");
@@ -529,21 +588,30 @@ public final class FileChecks {
         JsonNode l = listing(ctx, enc(ctx.path("t")));
         for (JsonNode e : l.path("entries")) {
             String v = Expect.str(e.path("modified_at"));
-            Expect.that(v != null && v.matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z"), "entry " + e.path("name")
-                    + ": expected modified_at like 2026-08-06T10:00:00Z (UTC, whole seconds, Z), got " + e.path("modified_at"));
+            Expect.that(
+                    v != null && v.matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z"),
+                    "entry " + e.path("name")
+                            + ": expected modified_at like 2026-08-06T10:00:00Z (UTC, whole seconds, Z), got "
+                            + e.path("modified_at"));
         }
-        Expect.equal("modified_at of a file with mtime 2024-01-02 03:04:05 UTC", "2024-01-02T03:04:05Z",
+        Expect.equal(
+                "modified_at of a file with mtime 2024-01-02 03:04:05 UTC",
+                "2024-01-02T03:04:05Z",
                 Expect.str(entry(l, "old.txt").path("modified_at")));
     }
 
     static void get011(CheckContext ctx) throws Exception {
         ctx.putFixture(ctx.path("t/real.txt"), utf8("1234567"));
-        ctx.sh("mkdir -p " + q(ctx.path("t/realdir")) + " && ln -s real.txt " + q(ctx.path("t/flink")) + " && ln -s realdir " + q(ctx.path("t/dlink")));
+        ctx.sh("mkdir -p " + q(ctx.path("t/realdir")) + " && ln -s real.txt " + q(ctx.path("t/flink"))
+                + " && ln -s realdir " + q(ctx.path("t/dlink")));
         JsonNode l = listing(ctx, enc(ctx.path("t")));
         JsonNode f = entry(l, "flink");
         JsonNode d = entry(l, "dlink");
-        Expect.that(f != null && d != null, "GET " + enc(ctx.path("t")) + ": symlinks flink and dlink must be listed, got names " + names(l));
-        Expect.that("file".equals(Expect.str(f.path("type"))) && f.path("size").asLong() == 7,
+        Expect.that(
+                f != null && d != null,
+                "GET " + enc(ctx.path("t")) + ": symlinks flink and dlink must be listed, got names " + names(l));
+        Expect.that(
+                "file".equals(Expect.str(f.path("type"))) && f.path("size").asLong() == 7,
                 "symlink flink -> real.txt (7 bytes) must be listed as type file, size 7; got " + f);
         Expect.equal("type of symlink dlink -> realdir", "directory", Expect.str(d.path("type")));
     }
@@ -551,36 +619,47 @@ public final class FileChecks {
     static void get012(CheckContext ctx) throws Exception {
         Fixtures.requireConfinedRoot(ctx);
         ctx.putFixture(ctx.path("g/normal.txt"), utf8("x"));
-        ctx.sh("ln -s " + q(Fixtures.outsideTarget(ctx.suite().rootAbs())) + " " + q(ctx.path("g/escape")) + " && ln -s nowhere "
-                + q(ctx.path("g/dangling")));
+        ctx.sh("ln -s " + q(Fixtures.outsideTarget(ctx.suite().rootAbs())) + " " + q(ctx.path("g/escape"))
+                + " && ln -s nowhere " + q(ctx.path("g/dangling")));
         JsonNode l = listing(ctx, enc(ctx.path("g")));
-        Expect.equal("names in GET " + enc(ctx.path("g")) + " holding normal.txt, an escaping and a dangling symlink", List.of("normal.txt"), names(l));
+        Expect.equal(
+                "names in GET " + enc(ctx.path("g")) + " holding normal.txt, an escaping and a dangling symlink",
+                List.of("normal.txt"),
+                names(l));
     }
 
     static void get013(CheckContext ctx) throws Exception {
         ctx.putFixture(ctx.path("u/keep.txt"), utf8("x"));
-        try (RawHttp upload = ctx.rest().startUpload(enc(ctx.path("u/up.bin")), 1 << 20, "Content-Type", "application/octet-stream")) {
+        try (RawHttp upload = ctx.rest()
+                .startUpload(enc(ctx.path("u/up.bin")), 1 << 20, "Content-Type", "application/octet-stream")) {
             upload.send(new byte[8192]);
             Thread.sleep(500);
             JsonNode l = listing(ctx, enc(ctx.path("u")));
-            Expect.equal("names in GET " + enc(ctx.path("u")) + " while an upload of up.bin is in flight", List.of("keep.txt"), names(l));
+            Expect.equal(
+                    "names in GET " + enc(ctx.path("u")) + " while an upload of up.bin is in flight",
+                    List.of("keep.txt"),
+                    names(l));
             upload.reset();
         }
     }
 
     static void get015(CheckContext ctx) throws Exception {
         ctx.putFixture(ctx.path("h/f.txt"), sample(1234));
-        for (String t : new String[]{enc(ctx.path("h/f.txt")), enc(ctx.path("h")), enc(ctx.path("h/missing"))}) {
+        for (String t : new String[] {enc(ctx.path("h/f.txt")), enc(ctx.path("h")), enc(ctx.path("h/missing"))}) {
             Reply g = ctx.rest().get(t);
             Reply h = ctx.rest().head(t);
-            Expect.that(g.status() == h.status(), "HEAD " + t + ": expected the status GET gets (" + g.status() + "), got " + h.describe());
-            for (String name : new String[]{"Content-Type", "Content-Length", "Last-Modified", "ETag"}) {
+            Expect.that(
+                    g.status() == h.status(),
+                    "HEAD " + t + ": expected the status GET gets (" + g.status() + "), got " + h.describe());
+            for (String name : new String[] {"Content-Type", "Content-Length", "Last-Modified", "ETag"}) {
                 if (g.header(name) != null && (g.status() == 200 || name.equals("Content-Type"))) {
                     Expect.equal("HEAD " + t + ": header " + name + " (GET sent it)", g.header(name), h.header(name));
                 }
             }
-            Expect.that(h.extraBytes().length == 0, "HEAD " + t + ": expected no body, got " + h.extraBytes().length + " bytes "
-                    + Expect.excerpt(h.extraBytes(), 80));
+            Expect.that(
+                    h.extraBytes().length == 0,
+                    "HEAD " + t + ": expected no body, got " + h.extraBytes().length + " bytes "
+                            + Expect.excerpt(h.extraBytes(), 80));
         }
     }
 
@@ -601,7 +680,13 @@ public final class FileChecks {
     // ---- §2.4 PUT ----
 
     static void put001(CheckContext ctx) throws Exception {
-        String[] types = {"application/octet-stream", "text/plain; charset=utf-8", null, "application/json", "multipart/mixed; boundary=x"};
+        String[] types = {
+            "application/octet-stream",
+            "text/plain; charset=utf-8",
+            null,
+            "application/json",
+            "multipart/mixed; boundary=x"
+        };
         for (int i = 0; i < types.length; i++) {
             byte[] body = i == 3 ? utf8("{\"not\": \"parsed\"}") : sample(5000 + i);
             String p = ctx.path("raw" + i + ".bin");
@@ -614,7 +699,8 @@ public final class FileChecks {
     static byte[] multipart(String boundary, List<String[]> textParts, String fileName, byte[] file) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         for (String[] p : textParts) {
-            out.writeBytes(utf8("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + p[0] + "\"\r\n\r\n" + p[1] + "\r\n"));
+            out.writeBytes(utf8("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + p[0] + "\"\r\n\r\n"
+                    + p[1] + "\r\n"));
         }
         if (file != null) {
             out.writeBytes(utf8("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + fileName
@@ -629,16 +715,24 @@ public final class FileChecks {
     static void put002(CheckContext ctx) throws Exception {
         byte[] file = utf8("line1\r\n--not-a-boundary\r\n\u0000binary\u00ff");
         String p = ctx.path("mp.bin");
-        Reply r = ctx.rest().put(enc(p), multipart("XyZzy42", List.<String[]>of(new String[]{"meta", "ignored"}), "file", file),
-                "Content-Type", "multipart/form-data; boundary=XyZzy42");
+        Reply r = ctx.rest()
+                .put(
+                        enc(p),
+                        multipart("XyZzy42", List.<String[]>of(new String[] {"meta", "ignored"}), "file", file),
+                        "Content-Type",
+                        "multipart/form-data; boundary=XyZzy42");
         expect2xx(r);
         expectContent(ctx, enc(p), file, "PUT multipart/form-data with a 'meta' part then the 'file' part");
     }
 
     static void put003(CheckContext ctx) throws Exception {
         String p = ctx.path("nofile.bin");
-        Reply r = ctx.rest().put(enc(p), multipart("b0und", List.<String[]>of(new String[]{"meta", "x"}), "other", utf8("data")),
-                "Content-Type", "multipart/form-data; boundary=b0und");
+        Reply r = ctx.rest()
+                .put(
+                        enc(p),
+                        multipart("b0und", List.<String[]>of(new String[] {"meta", "x"}), "other", utf8("data")),
+                        "Content-Type",
+                        "multipart/form-data; boundary=b0und");
         Expect.error(r, 400, "INVALID_ARGUMENT");
         Expect.status(ctx.rest().get(enc(p)), 404);
     }
@@ -648,11 +742,13 @@ public final class FileChecks {
     }
 
     static void put004(CheckContext ctx) throws Exception {
-        for (String mode : new String[]{"0755", "0600", "0640", "0000"}) {
+        for (String mode : new String[] {"0755", "0600", "0640", "0000"}) {
             String p = ctx.path("m" + mode + ".sh");
             expect2xx(ctx.rest().put(enc(p) + "?mode=" + mode, utf8("#!/bin/sh\n")));
-            Expect.equal("permissions of <root>/" + p + " after PUT ?mode=" + mode + " (stat -c %a)",
-                    mode.replaceFirst("^0+(?=.)", "").replaceFirst("^$", "0"), statMode(ctx, p));
+            Expect.equal(
+                    "permissions of <root>/" + p + " after PUT ?mode=" + mode + " (stat -c %a)",
+                    mode.replaceFirst("^0+(?=.)", "").replaceFirst("^$", "0"),
+                    statMode(ctx, p));
         }
     }
 
@@ -663,7 +759,7 @@ public final class FileChecks {
     }
 
     static void put006(CheckContext ctx) throws Exception {
-        for (String mode : new String[]{"0999", "777", "abcd", "01777", "1644", "0o644", "-0644"}) {
+        for (String mode : new String[] {"0999", "777", "abcd", "01777", "1644", "0o644", "-0644"}) {
             String p = ctx.path("bad-" + mode + ".txt");
             Expect.error(ctx.rest().put(enc(p) + "?mode=" + escape(mode, false), utf8("x")), 400, "INVALID_ARGUMENT");
             Expect.status(ctx.rest().get(enc(p)), 404);
@@ -712,8 +808,10 @@ public final class FileChecks {
                 boolean whole = r.status() == 200 && (Arrays.equals(r.body(), a) || Arrays.equals(r.body(), b));
                 if (!whole) {
                     byte[] body = r.body();
-                    throw fail("GET " + enc(p) + " during overwrites (all 'a' or all 'b', 262144 bytes each) saw " + r.status() + " with "
-                            + body.length + " bytes starting " + Expect.excerpt(Arrays.copyOf(body, Math.min(16, body.length)), 16)
+                    throw fail("GET " + enc(p) + " during overwrites (all 'a' or all 'b', 262144 bytes each) saw "
+                            + r.status() + " with "
+                            + body.length + " bytes starting "
+                            + Expect.excerpt(Arrays.copyOf(body, Math.min(16, body.length)), 16)
                             + ": readers must see the old or the new content, never a part (read " + reads + ")");
                 }
                 if (reads > 2000) {
@@ -726,15 +824,18 @@ public final class FileChecks {
         } finally {
             pool.shutdownNow();
         }
-        Expect.equal("entries of " + ctx.path("atomic") + " after 25 PUTs (no temp files left)", List.of("f.bin"),
+        Expect.equal(
+                "entries of " + ctx.path("atomic") + " after 25 PUTs (no temp files left)",
+                List.of("f.bin"),
                 names(listing(ctx, enc(ctx.path("atomic")))));
     }
 
     static void put010(CheckContext ctx) throws Exception {
         String p = ctx.path("n.txt");
-        for (String what : new String[]{"create", "overwrite"}) {
+        for (String what : new String[] {"create", "overwrite"}) {
             Reply r = ctx.rest().put(enc(p), utf8(what));
-            Expect.that(r.status() == 204 && r.body().length == 0 && r.extraBytes().length == 0,
+            Expect.that(
+                    r.status() == 204 && r.body().length == 0 && r.extraBytes().length == 0,
                     "PUT " + enc(p) + " (" + what + "): expected 204 No Content without a body, got " + r.describe()
                             + (r.extraBytes().length > 0 ? " plus " + r.extraBytes().length + " body bytes" : ""));
         }
@@ -742,7 +843,8 @@ public final class FileChecks {
 
     static void put011(CheckContext ctx) throws Exception {
         ctx.putFixture(ctx.path("ab/keep.txt"), utf8("x"));
-        RawHttp upload = ctx.rest().startUpload(enc(ctx.path("ab/aborted.bin")), 1 << 20, "Content-Type", "application/octet-stream");
+        RawHttp upload = ctx.rest()
+                .startUpload(enc(ctx.path("ab/aborted.bin")), 1 << 20, "Content-Type", "application/octet-stream");
         upload.send(new byte[4096]);
         Thread.sleep(200);
         upload.reset();
@@ -752,13 +854,17 @@ public final class FileChecks {
             Thread.sleep(100);
             n = ctx.sh("ls -A " + q(ctx.path("ab"))).lines().toList();
         } while (!n.equals(List.of("keep.txt")) && System.nanoTime() < deadline);
-        Expect.equal("files in " + ctx.path("ab") + " (ls -A) 5 s after an upload of aborted.bin was cut after 4096 of 1048576 bytes",
-                List.of("keep.txt"), n);
+        Expect.equal(
+                "files in " + ctx.path("ab")
+                        + " (ls -A) 5 s after an upload of aborted.bin was cut after 4096 of 1048576 bytes",
+                List.of("keep.txt"),
+                n);
     }
 
     static void put012(CheckContext ctx) throws Exception {
         if (ctx.suite().uid().equals("0")) {
-            throw new CheckSkipped("the runtime's processes run as root (uid 0), which ignores file permissions, so a permission error cannot be provoked");
+            throw new CheckSkipped(
+                    "the runtime's processes run as root (uid 0), which ignores file permissions, so a permission error cannot be provoked");
         }
         ctx.sh("mkdir -p " + q(ctx.path("ro")) + " && chmod 555 " + q(ctx.path("ro")));
         try {
@@ -773,8 +879,12 @@ public final class FileChecks {
         byte[] sha = MessageDigest.getInstance("SHA-256").digest(body);
         byte[] wrong = MessageDigest.getInstance("SHA-256").digest(utf8("something else"));
         String header = contentDigest ? "Content-Digest" : "X-Content-SHA256";
-        String good = contentDigest ? "sha-256=:" + Base64.getEncoder().encodeToString(sha) + ":" : HexFormat.of().formatHex(sha);
-        String bad = contentDigest ? "sha-256=:" + Base64.getEncoder().encodeToString(wrong) + ":" : HexFormat.of().formatHex(wrong);
+        String good = contentDigest
+                ? "sha-256=:" + Base64.getEncoder().encodeToString(sha) + ":"
+                : HexFormat.of().formatHex(sha);
+        String bad = contentDigest
+                ? "sha-256=:" + Base64.getEncoder().encodeToString(wrong) + ":"
+                : HexFormat.of().formatHex(wrong);
         String p = ctx.path("d.txt");
         expect2xx(ctx.rest().put(enc(p), body, header, good));
         expectContent(ctx, enc(p), body, "PUT with a matching " + header);
@@ -813,7 +923,8 @@ public final class FileChecks {
         String p = ctx.path("gone.txt");
         ctx.putFixture(p, utf8("x"));
         Reply r = ctx.rest().delete(enc(p));
-        Expect.that(r.status() == 204 && r.body().length == 0 && r.extraBytes().length == 0,
+        Expect.that(
+                r.status() == 204 && r.body().length == 0 && r.extraBytes().length == 0,
                 r.request() + ": expected 204 No Content without a body, got " + r.describe());
         Expect.status(ctx.rest().get(enc(p)), 404);
     }
@@ -821,7 +932,7 @@ public final class FileChecks {
     static void del003(CheckContext ctx) throws Exception {
         String p = ctx.path("f.txt");
         ctx.putFixture(p, utf8("x"));
-        for (String v : new String[]{"banana", "yes"}) {
+        for (String v : new String[] {"banana", "yes"}) {
             Expect.error(ctx.rest().delete(enc(p) + "?recursive=" + v), 400, "INVALID_ARGUMENT");
         }
         expectContent(ctx, enc(p), utf8("x"), "after DELETE with an invalid recursive");

@@ -2,7 +2,6 @@ package io.sandboxd.conformance.checks;
 
 import io.sandboxd.conformance.suite.CheckContext;
 import io.sandboxd.conformance.suite.CheckSkipped;
-
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -10,8 +9,7 @@ import java.util.regex.Pattern;
 final class Fixtures {
     private static final Pattern ABS_PATH = Pattern.compile("(?<![\\w.\\-])/[^\\s\"'(),;:]+");
 
-    private Fixtures() {
-    }
+    private Fixtures() {}
 
     /** A directory outside the root that surely exists: the root's parent, or "/" for a root directly under "/". */
     static String outsideTarget(String rootAbs) {

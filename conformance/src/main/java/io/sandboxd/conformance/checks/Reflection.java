@@ -1,5 +1,6 @@
 package io.sandboxd.conformance.checks;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.DescriptorProtos.DescriptorProto;
 import com.google.protobuf.DescriptorProtos.EnumDescriptorProto;
 import com.google.protobuf.DescriptorProtos.EnumValueDescriptorProto;
@@ -7,14 +8,12 @@ import com.google.protobuf.DescriptorProtos.FieldDescriptorProto;
 import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
 import com.google.protobuf.DescriptorProtos.MethodDescriptorProto;
 import com.google.protobuf.DescriptorProtos.ServiceDescriptorProto;
-import com.google.protobuf.ByteString;
 import io.grpc.Channel;
 import io.grpc.Status;
-import io.grpc.stub.StreamObserver;
 import io.grpc.reflection.v1.ServerReflectionGrpc;
 import io.grpc.reflection.v1.ServerReflectionRequest;
 import io.grpc.reflection.v1.ServerReflectionResponse;
-
+import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -23,8 +22,7 @@ import java.util.concurrent.TimeUnit;
 
 /** Minimal gRPC server-reflection client (v1, falling back to v1alpha) and a descriptor normaliser. */
 final class Reflection {
-    private Reflection() {
-    }
+    private Reflection() {}
 
     /** Sends one reflection request; the response, or a failed status (UNIMPLEMENTED when absent). */
     static ServerReflectionResponse query(Channel channel, ServerReflectionRequest request) throws Exception {
@@ -41,16 +39,19 @@ final class Reflection {
     private static ServerReflectionResponse queryV1(Channel channel, ServerReflectionRequest request) throws Exception {
         CompletableFuture<ServerReflectionResponse> result = new CompletableFuture<>();
         StreamObserver<ServerReflectionRequest> req = ServerReflectionGrpc.newStub(channel)
-                .withDeadlineAfter(20, TimeUnit.SECONDS).serverReflectionInfo(observer(result));
+                .withDeadlineAfter(20, TimeUnit.SECONDS)
+                .serverReflectionInfo(observer(result));
         req.onNext(request);
         req.onCompleted();
         return get(result);
     }
 
-    private static ServerReflectionResponse queryV1Alpha(Channel channel, ServerReflectionRequest request) throws Exception {
+    private static ServerReflectionResponse queryV1Alpha(Channel channel, ServerReflectionRequest request)
+            throws Exception {
         CompletableFuture<io.grpc.reflection.v1alpha.ServerReflectionResponse> result = new CompletableFuture<>();
         StreamObserver<io.grpc.reflection.v1alpha.ServerReflectionRequest> req =
-                io.grpc.reflection.v1alpha.ServerReflectionGrpc.newStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
+                io.grpc.reflection.v1alpha.ServerReflectionGrpc.newStub(channel)
+                        .withDeadlineAfter(20, TimeUnit.SECONDS)
                         .serverReflectionInfo(observer(result));
         req.onNext(io.grpc.reflection.v1alpha.ServerReflectionRequest.parseFrom(request.toByteString()));
         req.onCompleted();
@@ -71,7 +72,9 @@ final class Reflection {
 
             @Override
             public void onCompleted() {
-                result.completeExceptionally(Status.INTERNAL.withDescription("reflection stream ended without a response").asRuntimeException());
+                result.completeExceptionally(Status.INTERNAL
+                        .withDescription("reflection stream ended without a response")
+                        .asRuntimeException());
             }
         };
     }
@@ -89,10 +92,15 @@ final class Reflection {
 
     /** The file descriptors the runtime returns for a symbol (the file and possibly its dependencies). */
     static List<FileDescriptorProto> filesContaining(Channel channel, String symbol) throws Exception {
-        ServerReflectionResponse r = query(channel, ServerReflectionRequest.newBuilder().setFileContainingSymbol(symbol).build());
+        ServerReflectionResponse r = query(
+                channel,
+                ServerReflectionRequest.newBuilder()
+                        .setFileContainingSymbol(symbol)
+                        .build());
         if (r.hasErrorResponse()) {
             throw Status.fromCodeValue(r.getErrorResponse().getErrorCode())
-                    .withDescription(r.getErrorResponse().getErrorMessage()).asRuntimeException();
+                    .withDescription(r.getErrorResponse().getErrorMessage())
+                    .asRuntimeException();
         }
         List<FileDescriptorProto> out = new ArrayList<>();
         for (ByteString b : r.getFileDescriptorResponse().getFileDescriptorProtoList()) {
@@ -102,7 +110,9 @@ final class Reflection {
     }
 
     static List<String> services(Channel channel) throws Exception {
-        ServerReflectionResponse r = query(channel, ServerReflectionRequest.newBuilder().setListServices("").build());
+        ServerReflectionResponse r = query(
+                channel,
+                ServerReflectionRequest.newBuilder().setListServices("").build());
         List<String> out = new ArrayList<>();
         r.getListServicesResponse().getServiceList().forEach(s -> out.add(s.getName()));
         return out;
@@ -126,8 +136,9 @@ final class Reflection {
         for (ServiceDescriptorProto s : f.getServiceList()) {
             facts.add("service " + f.getPackage() + "." + s.getName());
             for (MethodDescriptorProto m : s.getMethodList()) {
-                facts.add("rpc " + f.getPackage() + "." + s.getName() + "/" + m.getName() + "(" + (m.getClientStreaming() ? "stream " : "")
-                        + m.getInputType() + ") returns (" + (m.getServerStreaming() ? "stream " : "") + m.getOutputType() + ")");
+                facts.add("rpc " + f.getPackage() + "." + s.getName() + "/" + m.getName() + "("
+                        + (m.getClientStreaming() ? "stream " : "") + m.getInputType() + ") returns ("
+                        + (m.getServerStreaming() ? "stream " : "") + m.getOutputType() + ")");
             }
         }
         return facts;
@@ -139,9 +150,13 @@ final class Reflection {
             facts.add("message " + name + " is a map entry");
         }
         for (FieldDescriptorProto fd : m.getFieldList()) {
-            String oneof = fd.hasOneofIndex() ? " oneof " + m.getOneofDecl(fd.getOneofIndex()).getName() : "";
-            facts.add("field " + name + "." + fd.getName() + " = " + fd.getNumber() + " " + fd.getLabel().name().replace("LABEL_", "").toLowerCase()
-                    + " " + fd.getType().name().replace("TYPE_", "").toLowerCase() + (fd.getTypeName().isEmpty() ? "" : " " + fd.getTypeName())
+            String oneof = fd.hasOneofIndex()
+                    ? " oneof " + m.getOneofDecl(fd.getOneofIndex()).getName()
+                    : "";
+            facts.add("field " + name + "." + fd.getName() + " = " + fd.getNumber() + " "
+                    + fd.getLabel().name().replace("LABEL_", "").toLowerCase()
+                    + " " + fd.getType().name().replace("TYPE_", "").toLowerCase()
+                    + (fd.getTypeName().isEmpty() ? "" : " " + fd.getTypeName())
                     + oneof + (fd.getProto3Optional() ? " proto3_optional" : ""));
         }
         for (DescriptorProto nested : m.getNestedTypeList()) {

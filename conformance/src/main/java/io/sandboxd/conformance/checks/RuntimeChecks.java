@@ -1,5 +1,9 @@
 package io.sandboxd.conformance.checks;
 
+import static io.sandboxd.conformance.suite.CheckId.*;
+import static io.sandboxd.conformance.suite.Expect.fail;
+import static io.sandboxd.conformance.suite.Paths.enc;
+
 import io.grpc.Status.Code;
 import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
@@ -15,30 +19,25 @@ import io.sandboxd.conformance.suite.CheckSkipped;
 import io.sandboxd.conformance.suite.Expect;
 import io.sandboxd.conformance.suite.Reply;
 import io.sandboxd.conformance.suite.Rest;
-import tools.jackson.databind.JsonNode;
-
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.time.Duration;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-
-import static io.sandboxd.conformance.suite.CheckId.*;
-import static io.sandboxd.conformance.suite.Expect.fail;
-import static io.sandboxd.conformance.suite.Paths.enc;
+import tools.jackson.databind.JsonNode;
 
 /** Checks of runtime-contract §2.6 (health, metadata, metrics) and §3 (access token). */
 public final class RuntimeChecks {
     /** Upstream withholds names containing any of these (substring, case-insensitive). */
-    static final List<String> UPSTREAM_CREDENTIAL_SUBSTRINGS = List.of("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CRED", "KEY", "AUTH",
-            "BEARER", "PRIVATE", "CERT");
+    static final List<String> UPSTREAM_CREDENTIAL_SUBSTRINGS =
+            List.of("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CRED", "KEY", "AUTH", "BEARER", "PRIVATE", "CERT");
     /** runtime-contract §2.6: withheld when one of these is a whole '_'-separated word of the name. */
-    static final List<String> CREDENTIAL_WORDS = List.of("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "KEY", "AUTH", "CERT", "PRIVATE");
+    static final List<String> CREDENTIAL_WORDS =
+            List.of("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "KEY", "AUTH", "CERT", "PRIVATE");
 
-    private RuntimeChecks() {
-    }
+    private RuntimeChecks() {}
 
     public static void register(Map<CheckId, Check> m) {
         m.put(RT_HEALTH_001, RuntimeChecks::health001);
@@ -61,9 +60,12 @@ public final class RuntimeChecks {
         Expect.status(r, 200);
         Expect.equal(r.request() + ": Content-Type", "application/json", r.mediaType());
         JsonNode b = Expect.json(r);
-        Expect.that("ok".equals(Expect.str(b.get("status"))) && b.path("uptime_seconds").isIntegralNumber()
+        Expect.that(
+                "ok".equals(Expect.str(b.get("status")))
+                        && b.path("uptime_seconds").isIntegralNumber()
                         && b.path("uptime_seconds").asLong() >= 0,
-                r.request() + ": expected {\"status\": \"ok\", \"uptime_seconds\": <integer >= 0>}, got " + r.describe());
+                r.request() + ": expected {\"status\": \"ok\", \"uptime_seconds\": <integer >= 0>}, got "
+                        + r.describe());
     }
 
     static Map<String, String> metadata(CheckContext ctx) throws Exception {
@@ -75,7 +77,9 @@ public final class RuntimeChecks {
         Expect.that(env != null && env.isObject(), r.request() + ": expected {\"env\": {...}}, got " + r.describe());
         Map<String, String> out = new TreeMap<>();
         for (Map.Entry<String, JsonNode> e : env.properties()) {
-            Expect.that(e.getValue().isString(), r.request() + ": env value of " + e.getKey() + " must be a string, got " + e.getValue());
+            Expect.that(
+                    e.getValue().isString(),
+                    r.request() + ": env value of " + e.getKey() + " must be a string, got " + e.getValue());
             out.put(e.getKey(), e.getValue().stringValue());
         }
         return out;
@@ -112,7 +116,8 @@ public final class RuntimeChecks {
                 wrong.add(e.getKey() + " (in the daemon environment but missing)");
             }
         }
-        Expect.that(wrong.isEmpty(), "GET /v1/metadata with prefix " + prefix + ": " + wrong + "; env was " + got.keySet());
+        Expect.that(
+                wrong.isEmpty(), "GET /v1/metadata with prefix " + prefix + ": " + wrong + "; env was " + got.keySet());
     }
 
     static void meta003(CheckContext ctx) throws Exception {
@@ -137,17 +142,23 @@ public final class RuntimeChecks {
         Reply r = ctx.rest().get("/metrics");
         Expect.status(r, 200);
         String mt = r.mediaType();
-        Expect.that(mt.equals("text/plain") || mt.equals("application/openmetrics-text"), r.request()
-                + ": expected Prometheus text exposition (text/plain or application/openmetrics-text), got " + r.describe());
+        Expect.that(
+                mt.equals("text/plain") || mt.equals("application/openmetrics-text"),
+                r.request() + ": expected Prometheus text exposition (text/plain or application/openmetrics-text), got "
+                        + r.describe());
         String body = r.bodyText();
-        boolean sample = body.lines().anyMatch(l -> l.matches("[a-zA-Z_:][a-zA-Z0-9_:]*(\\{.*})? [-+0-9.eEaINnf]+( [0-9]+)?"));
-        Expect.that(body.contains("# TYPE ") && sample, r.request() + ": expected \"# TYPE\" lines and samples, got " + r.describe());
+        boolean sample =
+                body.lines().anyMatch(l -> l.matches("[a-zA-Z_:][a-zA-Z0-9_:]*(\\{.*})? [-+0-9.eEaINnf]+( [0-9]+)?"));
+        Expect.that(
+                body.contains("# TYPE ") && sample,
+                r.request() + ": expected \"# TYPE\" lines and samples, got " + r.describe());
     }
 
     static String token(CheckContext ctx) {
         String t = ctx.options().token();
         if (t == null) {
-            throw new CheckSkipped("no --token given: run the runtime with an access token and pass it with --token to check authentication");
+            throw new CheckSkipped(
+                    "no --token given: run the runtime with an access token and pass it with --token to check authentication");
         }
         return t;
     }
@@ -155,23 +166,27 @@ public final class RuntimeChecks {
     static void restAuth(CheckContext ctx, String sent) throws Exception {
         token(ctx);
         Rest c = ctx.rest().withToken(sent);
-        for (String t : new String[]{"/v1/metadata", enc(ctx.suite().scratch()), "/metrics"}) {
+        for (String t : new String[] {"/v1/metadata", enc(ctx.suite().scratch()), "/metrics"}) {
             Expect.error(c.get(t), 401, "UNAUTHENTICATED");
         }
-        Expect.error(c.put(enc(ctx.path("x.txt")), new byte[]{1}), 401, "UNAUTHENTICATED");
+        Expect.error(c.put(enc(ctx.path("x.txt")), new byte[] {1}), 401, "UNAUTHENTICATED");
     }
 
     static void auth004(CheckContext ctx) {
         String token = token(ctx);
-        for (String sent : new String[]{null, token + "-wrong"}) {
+        for (String sent : new String[] {null, token + "-wrong"}) {
             SandboxdClient c = ctx.client().withToken(sent).withCallTimeout(Duration.ofSeconds(20));
             try {
                 c.execute(Command.of("true"));
-                throw fail("Execute [true] " + (sent == null ? "without authorization metadata" : "with a wrong bearer token")
+                throw fail("Execute [true] "
+                        + (sent == null ? "without authorization metadata" : "with a wrong bearer token")
                         + ": expected UNAUTHENTICATED, got OK");
             } catch (GrpcCallException e) {
-                Expect.that(e.code() == Code.UNAUTHENTICATED, "Execute [true] " + (sent == null
-                        ? "without authorization metadata" : "with a wrong bearer token") + ": expected UNAUTHENTICATED, got " + e.status());
+                Expect.that(
+                        e.code() == Code.UNAUTHENTICATED,
+                        "Execute [true] "
+                                + (sent == null ? "without authorization metadata" : "with a wrong bearer token")
+                                + ": expected UNAUTHENTICATED, got " + e.status());
             }
         }
     }
@@ -179,9 +194,14 @@ public final class RuntimeChecks {
     static void auth005(CheckContext ctx) {
         token(ctx);
         try {
-            HealthCheckResponse r = HealthGrpc.newBlockingStub(ctx.client().withToken(null).channel()).withDeadlineAfter(20, TimeUnit.SECONDS)
+            HealthCheckResponse r = HealthGrpc.newBlockingStub(
+                            ctx.client().withToken(null).channel())
+                    .withDeadlineAfter(20, TimeUnit.SECONDS)
                     .check(HealthCheckRequest.getDefaultInstance());
-            Expect.equal("grpc.health.v1.Health/Check without a token", HealthCheckResponse.ServingStatus.SERVING, r.getStatus());
+            Expect.equal(
+                    "grpc.health.v1.Health/Check without a token",
+                    HealthCheckResponse.ServingStatus.SERVING,
+                    r.getStatus());
         } catch (StatusRuntimeException e) {
             throw fail("grpc.health.v1.Health/Check without a token: expected SERVING, got " + e.getStatus());
         }

@@ -17,10 +17,6 @@ import io.sandboxd.conformance.suite.Reply;
 import io.sandboxd.conformance.suite.Runner;
 import io.sandboxd.conformance.suite.Suite;
 import io.sandboxd.conformance.suite.SuiteOptions;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -31,13 +27,22 @@ import java.time.Instant;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** The command line of the suite. Exit codes: 0 all selected checks passed, 1 a check failed, 2 usage or connection error. */
-@Command(name = "sandboxd-conformance", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+@Command(
+        name = "sandboxd-conformance",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
         versionProvider = ConformanceCommand.Version.class,
-        description = "Checks a KEP-539.2 runtime (gRPC process.v1.ProcessService + REST /v1 API) against the sandboxd runtime contract "
-                + "(docs/runtime-contract.md), over the network only.",
-        exitCodeOnInvalidInput = 2, exitCodeOnExecutionException = 2)
+        description =
+                "Checks a KEP-539.2 runtime (gRPC process.v1.ProcessService + REST /v1 API) against the sandboxd runtime contract "
+                        + "(docs/runtime-contract.md), over the network only.",
+        exitCodeOnInvalidInput = 2,
+        exitCodeOnExecutionException = 2)
 public final class ConformanceCommand implements Callable<Integer> {
     static final int OK = 0;
     static final int FAILED = 1;
@@ -46,34 +51,62 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(names = "--grpc", paramLabel = "HOST:PORT", description = "gRPC address of the runtime (ProcessService).")
     String grpc;
 
-    @Option(names = "--rest", paramLabel = "URL", description = "Base URL of the runtime's REST API, e.g. http://127.0.0.1:8080.")
+    @Option(
+            names = "--rest",
+            paramLabel = "URL",
+            description = "Base URL of the runtime's REST API, e.g. http://127.0.0.1:8080.")
     String rest;
 
-    @Option(names = "--level", defaultValue = "core", paramLabel = "core|recommended|all",
-            description = "core: [wire] checks only (compatibility); recommended: [ours] checks only; all: both. Default ${DEFAULT-VALUE}.")
+    @Option(
+            names = "--level",
+            defaultValue = "core",
+            paramLabel = "core|recommended|all",
+            description =
+                    "core: [wire] checks only (compatibility); recommended: [ours] checks only; all: both. Default ${DEFAULT-VALUE}.")
     String level;
 
-    @Option(names = "--only", split = ",", paramLabel = "ID", description = "Run only these check ids (a trailing * matches a prefix, e.g. FS-PUT-*); overrides --level.")
+    @Option(
+            names = "--only",
+            split = ",",
+            paramLabel = "ID",
+            description = "Run only these check ids (a trailing * matches a prefix, e.g. FS-PUT-*); overrides --level.")
     List<String> only;
 
-    @Option(names = "--report-dir", paramLabel = "DIR", description = "Write conformance-junit.xml and conformance-report.json here.")
+    @Option(
+            names = "--report-dir",
+            paramLabel = "DIR",
+            description = "Write conformance-junit.xml and conformance-report.json here.")
     Path reportDir;
 
-    @Option(names = "--token", paramLabel = "T", description = "Bearer token the runtime requires; also enables the AUTH-* checks.")
+    @Option(
+            names = "--token",
+            paramLabel = "T",
+            description = "Bearer token the runtime requires; also enables the AUTH-* checks.")
     String token;
 
-    @Option(names = "--stream-chunk-size", paramLabel = "N", description = "The runtime's configured --stream-chunk-size; enables PROC-START-008.")
+    @Option(
+            names = "--stream-chunk-size",
+            paramLabel = "N",
+            description = "The runtime's configured --stream-chunk-size; enables PROC-START-008.")
     Integer streamChunkSize;
 
-    @Option(names = "--execute-output-limit", paramLabel = "N", defaultValue = "1048576",
+    @Option(
+            names = "--execute-output-limit",
+            paramLabel = "N",
+            defaultValue = "1048576",
             description = "The runtime's configured --execute-output-limit (default ${DEFAULT-VALUE}).")
     int executeOutputLimit;
 
-    @Option(names = "--metadata-env-prefix", paramLabel = "P", defaultValue = "SANDBOX_",
+    @Option(
+            names = "--metadata-env-prefix",
+            paramLabel = "P",
+            defaultValue = "SANDBOX_",
             description = "The runtime's configured --metadata-env-prefix (default ${DEFAULT-VALUE}).")
     String metadataEnvPrefix;
 
-    @Option(names = "--allow-root-wipe", description = "Run FS-DEL-008, which deletes everything under the runtime's root (last check).")
+    @Option(
+            names = "--allow-root-wipe",
+            description = "Run FS-DEL-008, which deletes everything under the runtime's root (last check).")
     boolean allowRootWipe;
 
     @Option(names = "--list", description = "Print every check (id, level, section, statement) and exit.")
@@ -109,8 +142,10 @@ public final class ConformanceCommand implements Callable<Integer> {
         URI restUri;
         try {
             restUri = URI.create(rest);
-            if (restUri.getHost() == null || !(List.of("http", "https").contains(String.valueOf(restUri.getScheme())))) {
-                return usage("--rest must be an http:// or https:// URL with a host, e.g. http://127.0.0.1:8080 (got \"" + rest + "\")");
+            if (restUri.getHost() == null
+                    || !(List.of("http", "https").contains(String.valueOf(restUri.getScheme())))) {
+                return usage("--rest must be an http:// or https:// URL with a host, e.g. http://127.0.0.1:8080 (got \""
+                        + rest + "\")");
             }
         } catch (IllegalArgumentException e) {
             return usage("--rest is not a URL: " + e.getMessage());
@@ -127,36 +162,45 @@ public final class ConformanceCommand implements Callable<Integer> {
         if (reportDir != null) {
             Files.createDirectories(reportDir);
         }
-        SuiteOptions options = new SuiteOptions(grpc, restUri, token,
-                streamChunkSize == null ? OptionalInt.empty() : OptionalInt.of(streamChunkSize), executeOutputLimit,
-                metadataEnvPrefix, allowRootWipe);
+        SuiteOptions options = new SuiteOptions(
+                grpc,
+                restUri,
+                token,
+                streamChunkSize == null ? OptionalInt.empty() : OptionalInt.of(streamChunkSize),
+                executeOutputLimit,
+                metadataEnvPrefix,
+                allowRootWipe);
         try (Suite suite = new Suite(options)) {
             String unreachable = preflight(suite);
             if (unreachable != null) {
                 err.println("sandboxd-conformance: " + unreachable);
                 return USAGE;
             }
-            String selection = only != null && !only.isEmpty() ? "--only " + String.join(",", only) : "--level " + level;
+            String selection =
+                    only != null && !only.isEmpty() ? "--only " + String.join(",", only) : "--level " + level;
             // stdout carries only the per-check lines and the totals; this goes to stderr.
-            err.println("sandboxd-conformance: " + selected.size() + " checks (" + selection + ") against gRPC " + grpc + ", REST " + rest
-                    + "; scratch directory " + suite.scratch());
+            err.println("sandboxd-conformance: " + selected.size() + " checks (" + selection + ") against gRPC " + grpc
+                    + ", REST " + rest + "; scratch directory " + suite.scratch());
             try {
                 suite.createScratch();
             } catch (RuntimeException e) {
-                err.println("sandboxd-conformance: warning: " + e.getMessage() + " (checks needing fixtures will fail)");
+                err.println(
+                        "sandboxd-conformance: warning: " + e.getMessage() + " (checks needing fixtures will fail)");
             }
             // Interrupted (Ctrl-C)? Still remove the scratch directory from the runtime.
             Thread cleanup = new Thread(suite::removeScratch, "conformance-cleanup");
             Runtime.getRuntime().addShutdownHook(cleanup);
             Instant started = Instant.now();
             long t0 = System.nanoTime();
-            List<CheckResult> results = new Runner(suite, Registry.all()).run(selected, r -> out.println(ConsoleReport.line(r)));
+            List<CheckResult> results =
+                    new Runner(suite, Registry.all()).run(selected, r -> out.println(ConsoleReport.line(r)));
             Runtime.getRuntime().removeShutdownHook(cleanup);
             String warning = suite.removeScratch();
             if (warning != null) {
                 err.println("sandboxd-conformance: warning: " + warning);
             }
-            RunSummary run = new RunSummary(grpc, rest, selection, started, Duration.ofNanos(System.nanoTime() - t0), results);
+            RunSummary run =
+                    new RunSummary(grpc, rest, selection, started, Duration.ofNanos(System.nanoTime() - t0), results);
             out.println(run.line());
             if (reportDir != null) {
                 JunitXmlReport.write(run, reportDir.resolve("conformance-junit.xml"));
@@ -168,8 +212,9 @@ public final class ConformanceCommand implements Callable<Integer> {
 
     private int usage(String message) {
         err.println("sandboxd-conformance: " + message);
-        err.println("usage: java -jar sandboxd-conformance.jar --grpc HOST:PORT --rest http://HOST:PORT [--level core|recommended|all] "
-                + "[--report-dir DIR] [--token T] [--only ID,...]   (--help for all options)");
+        err.println(
+                "usage: java -jar sandboxd-conformance.jar --grpc HOST:PORT --rest http://HOST:PORT [--level core|recommended|all] "
+                        + "[--report-dir DIR] [--token T] [--only ID,...]   (--help for all options)");
         return USAGE;
     }
 
@@ -184,11 +229,15 @@ public final class ConformanceCommand implements Callable<Integer> {
             return "cannot reach the REST API at " + suite.options().restBase() + ": " + e.getMessage()
                     + " (is the runtime running and the port forwarded?)";
         }
-        String hint = " (is the runtime running and the port forwarded? --grpc takes HOST:PORT of the plaintext HTTP/2 port)";
+        String hint =
+                " (is the runtime running and the port forwarded? --grpc takes HOST:PORT of the plaintext HTTP/2 port)";
         String target = suite.options().grpcTarget();
         try {
-            suite.client().withCallTimeout(Duration.ofSeconds(15))
-                    .writeStdin(WriteStdinRequest.newBuilder().setProcessId(2_000_000_007).build());
+            suite.client()
+                    .withCallTimeout(Duration.ofSeconds(15))
+                    .writeStdin(WriteStdinRequest.newBuilder()
+                            .setProcessId(2_000_000_007)
+                            .build());
         } catch (DaemonUnreachableException e) {
             // "cannot reach sandboxd gRPC at HOST:PORT: connection refused": keep the reason
             String m = String.valueOf(e.getMessage());
@@ -208,7 +257,7 @@ public final class ConformanceCommand implements Callable<Integer> {
         @Override
         public String[] getVersion() {
             String v = ConformanceCommand.class.getPackage().getImplementationVersion();
-            return new String[]{"sandboxd-conformance " + (v == null ? "dev" : v)};
+            return new String[] {"sandboxd-conformance " + (v == null ? "dev" : v)};
         }
     }
 }

@@ -2,7 +2,6 @@ package io.sandboxd.conformance.cli;
 
 import io.sandboxd.conformance.suite.CheckId;
 import io.sandboxd.conformance.suite.Level;
-
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -11,8 +10,7 @@ import java.util.Set;
 
 /** Which checks run: by level, or exactly those named by --only (ids or prefixes ending in '*'). */
 final class Selection {
-    private Selection() {
-    }
+    private Selection() {}
 
     static List<CheckId> select(String level, List<String> only) {
         if (only != null && !only.isEmpty()) {

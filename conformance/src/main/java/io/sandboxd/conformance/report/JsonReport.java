@@ -2,18 +2,16 @@ package io.sandboxd.conformance.report;
 
 import io.sandboxd.conformance.suite.CheckResult;
 import io.sandboxd.conformance.suite.Outcome;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-
 /** The machine-readable report: the run, totals, and every check with its outcome and message. */
 public final class JsonReport {
-    private JsonReport() {
-    }
+    private JsonReport() {}
 
     public static void write(RunSummary run, Path file) throws IOException {
         JsonMapper m = JsonMapper.builder().build();

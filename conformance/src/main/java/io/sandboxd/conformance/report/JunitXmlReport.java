@@ -2,7 +2,6 @@ package io.sandboxd.conformance.report;
 
 import io.sandboxd.conformance.suite.CheckResult;
 import io.sandboxd.conformance.suite.Outcome;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,35 +9,64 @@ import java.nio.file.Path;
 
 /** JUnit XML as CI systems read it: one testcase per check, classname = level and runtime-contract section. */
 public final class JunitXmlReport {
-    private JunitXmlReport() {
-    }
+    private JunitXmlReport() {}
 
     public static void write(RunSummary run, Path file) throws IOException {
         StringBuilder x = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        x.append("<testsuites name=\"sandboxd-conformance\" tests=\"").append(run.results().size())
-                .append("\" failures=\"").append(run.count(Outcome.FAIL)).append("\" skipped=\"").append(run.count(Outcome.SKIP))
-                .append("\" time=\"").append(seconds(run.duration().toMillis())).append("\">\n");
-        x.append("  <testsuite name=\"sandboxd-conformance\" tests=\"").append(run.results().size())
-                .append("\" failures=\"").append(run.count(Outcome.FAIL)).append("\" errors=\"0\" skipped=\"")
-                .append(run.count(Outcome.SKIP)).append("\" time=\"").append(seconds(run.duration().toMillis()))
-                .append("\" timestamp=\"").append(run.started()).append("\">\n");
+        x.append("<testsuites name=\"sandboxd-conformance\" tests=\"")
+                .append(run.results().size())
+                .append("\" failures=\"")
+                .append(run.count(Outcome.FAIL))
+                .append("\" skipped=\"")
+                .append(run.count(Outcome.SKIP))
+                .append("\" time=\"")
+                .append(seconds(run.duration().toMillis()))
+                .append("\">\n");
+        x.append("  <testsuite name=\"sandboxd-conformance\" tests=\"")
+                .append(run.results().size())
+                .append("\" failures=\"")
+                .append(run.count(Outcome.FAIL))
+                .append("\" errors=\"0\" skipped=\"")
+                .append(run.count(Outcome.SKIP))
+                .append("\" time=\"")
+                .append(seconds(run.duration().toMillis()))
+                .append("\" timestamp=\"")
+                .append(run.started())
+                .append("\">\n");
         x.append("    <properties>\n");
-        x.append("      <property name=\"grpc\" value=\"").append(esc(run.grpcTarget())).append("\"/>\n");
-        x.append("      <property name=\"rest\" value=\"").append(esc(run.restBase())).append("\"/>\n");
-        x.append("      <property name=\"selection\" value=\"").append(esc(run.selection())).append("\"/>\n");
+        x.append("      <property name=\"grpc\" value=\"")
+                .append(esc(run.grpcTarget()))
+                .append("\"/>\n");
+        x.append("      <property name=\"rest\" value=\"")
+                .append(esc(run.restBase()))
+                .append("\"/>\n");
+        x.append("      <property name=\"selection\" value=\"")
+                .append(esc(run.selection()))
+                .append("\"/>\n");
         x.append("    </properties>\n");
         for (CheckResult r : run.results()) {
-            x.append("    <testcase classname=\"conformance.").append(r.id().level().label()).append(".section-")
-                    .append(r.id().section()).append("\" name=\"").append(esc(r.id().id() + " " + r.id().statement()))
-                    .append("\" time=\"").append(seconds(r.duration().toMillis())).append('"');
+            x.append("    <testcase classname=\"conformance.")
+                    .append(r.id().level().label())
+                    .append(".section-")
+                    .append(r.id().section())
+                    .append("\" name=\"")
+                    .append(esc(r.id().id() + " " + r.id().statement()))
+                    .append("\" time=\"")
+                    .append(seconds(r.duration().toMillis()))
+                    .append('"');
             if (r.outcome() == Outcome.PASS) {
                 x.append("/>\n");
                 continue;
             }
             x.append(">\n");
             if (r.outcome() == Outcome.FAIL) {
-                x.append("      <failure message=\"").append(esc(r.message())).append("\" type=\"").append(r.id().level().label())
-                        .append("\">").append(esc(r.message())).append("</failure>\n");
+                x.append("      <failure message=\"")
+                        .append(esc(r.message()))
+                        .append("\" type=\"")
+                        .append(r.id().level().label())
+                        .append("\">")
+                        .append(esc(r.message()))
+                        .append("</failure>\n");
             } else {
                 x.append("      <skipped message=\"").append(esc(r.message())).append("\"/>\n");
             }

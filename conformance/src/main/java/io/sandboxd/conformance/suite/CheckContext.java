@@ -7,7 +7,6 @@ import io.sandboxd.client.RemoteProcess;
 import io.sandboxd.client.RestCallException;
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.client.StartRecorder;
-
 import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.List;

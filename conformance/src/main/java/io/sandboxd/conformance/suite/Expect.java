@@ -5,15 +5,14 @@ import io.grpc.StatusRuntimeException;
 import io.sandboxd.client.DaemonUnreachableException;
 import io.sandboxd.client.GrpcCallException;
 import io.sandboxd.testkit.raw.RawHttp;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Assertions whose failure messages tell an implementer what was expected and what came back
@@ -24,12 +23,27 @@ public final class Expect {
     static final JsonMapper JSON = JsonMapper.builder().build();
 
     /** runtime-contract §2.2: the code that goes with each status. */
-    public static final Map<Integer, String> CODE_OF_STATUS = Map.of(400, "INVALID_ARGUMENT", 401, "UNAUTHENTICATED",
-            403, "PERMISSION_DENIED", 404, "NOT_FOUND", 409, "CONFLICT", 412, "PRECONDITION_FAILED",
-            507, "INSUFFICIENT_STORAGE", 500, "INTERNAL", 503, "UNAVAILABLE");
+    public static final Map<Integer, String> CODE_OF_STATUS = Map.of(
+            400,
+            "INVALID_ARGUMENT",
+            401,
+            "UNAUTHENTICATED",
+            403,
+            "PERMISSION_DENIED",
+            404,
+            "NOT_FOUND",
+            409,
+            "CONFLICT",
+            412,
+            "PRECONDITION_FAILED",
+            507,
+            "INSUFFICIENT_STORAGE",
+            500,
+            "INTERNAL",
+            503,
+            "UNAVAILABLE");
 
-    private Expect() {
-    }
+    private Expect() {}
 
     public static CheckFailed fail(String message) {
         return new CheckFailed(message);
@@ -62,22 +76,26 @@ public final class Expect {
     /** runtime-contract §2.2: application/json and {code, message} both non-empty strings, code matching the status. */
     public static JsonNode errorBody(Reply r) {
         if (!r.mediaType().equals("application/json")) {
-            throw fail(r.request() + ": expected an error with Content-Type application/json and a {\"code\",\"message\"} body, got "
+            throw fail(r.request()
+                    + ": expected an error with Content-Type application/json and a {\"code\",\"message\"} body, got "
                     + r.describe());
         }
         JsonNode body;
         try {
             body = JSON.readTree(r.body());
         } catch (RuntimeException e) {
-            throw fail(r.request() + ": expected a JSON error body {\"code\",\"message\"}, got invalid JSON: " + r.describe());
+            throw fail(r.request() + ": expected a JSON error body {\"code\",\"message\"}, got invalid JSON: "
+                    + r.describe());
         }
         if (body == null || !body.isObject()) {
-            throw fail(r.request() + ": expected the error body to be a JSON object {\"code\",\"message\"}, got " + r.describe());
+            throw fail(r.request() + ": expected the error body to be a JSON object {\"code\",\"message\"}, got "
+                    + r.describe());
         }
-        for (String field : new String[]{"code", "message"}) {
+        for (String field : new String[] {"code", "message"}) {
             JsonNode v = body.get(field);
             if (v == null || !v.isString() || v.stringValue().isEmpty()) {
-                throw fail(r.request() + ": expected error body field \"" + field + "\" to be a non-empty string, got " + r.describe());
+                throw fail(r.request() + ": expected error body field \"" + field + "\" to be a non-empty string, got "
+                        + r.describe());
             }
         }
         String want = CODE_OF_STATUS.get(r.status());

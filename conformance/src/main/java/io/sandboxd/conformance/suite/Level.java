@@ -6,7 +6,8 @@ package io.sandboxd.conformance.suite;
  * from [ours] statements: better behaviour that sandboxd implements and recommends.
  */
 public enum Level {
-    CORE, RECOMMENDED;
+    CORE,
+    RECOMMENDED;
 
     public String label() {
         return name().toLowerCase(java.util.Locale.ROOT);

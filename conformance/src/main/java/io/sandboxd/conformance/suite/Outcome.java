@@ -1,5 +1,7 @@
 package io.sandboxd.conformance.suite;
 
 public enum Outcome {
-    PASS, FAIL, SKIP
+    PASS,
+    FAIL,
+    SKIP
 }

@@ -1,7 +1,6 @@
 package io.sandboxd.conformance.suite;
 
 import io.sandboxd.testkit.raw.RawResponse;
-
 import java.util.List;
 import java.util.Map;
 

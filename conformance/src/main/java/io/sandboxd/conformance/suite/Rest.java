@@ -3,7 +3,6 @@ package io.sandboxd.conformance.suite;
 import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.net.URI;

@@ -5,7 +5,6 @@ import io.sandboxd.client.Command;
 import io.sandboxd.client.ExecResult;
 import io.sandboxd.client.RestCallException;
 import io.sandboxd.client.SandboxdClient;
-
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -37,8 +36,13 @@ public final class Suite implements AutoCloseable {
     public Suite(SuiteOptions options) {
         this.options = options;
         this.rest = new Rest(options.restBase(), options.token(), CALL_TIMEOUT);
-        this.client = SandboxdClient.builder().grpcTarget(options.grpcTarget()).restBase(options.restBase().toString())
-                .token(options.token()).callTimeout(CALL_TIMEOUT).streamDeadline(STREAM_DEADLINE).build();
+        this.client = SandboxdClient.builder()
+                .grpcTarget(options.grpcTarget())
+                .restBase(options.restBase().toString())
+                .token(options.token())
+                .callTimeout(CALL_TIMEOUT)
+                .streamDeadline(STREAM_DEADLINE)
+                .build();
         byte[] r = new byte[4];
         new SecureRandom().nextBytes(r);
         this.scratch = "conformance-" + HexFormat.of().formatHex(r);
@@ -84,7 +88,9 @@ public final class Suite implements AutoCloseable {
             client.delete(scratch, true);
             return null;
         } catch (RestCallException e) {
-            return e.httpStatus() == 404 ? null : "could not remove scratch directory " + scratch + ": " + e.getMessage();
+            return e.httpStatus() == 404
+                    ? null
+                    : "could not remove scratch directory " + scratch + ": " + e.getMessage();
         } catch (Exception e) {
             return "could not remove scratch directory " + scratch + ": " + e;
         }
@@ -139,7 +145,8 @@ public final class Suite implements AutoCloseable {
     /** True when the OS process {@code pid} is gone or a zombie, as seen from inside the runtime. */
     public boolean processGone(long pid) {
         String out = sh("if [ -r /proc/" + pid + "/stat ]; then read -r a b c rest < /proc/" + pid
-                + "/stat 2>/dev/null && echo \"$c\" || echo gone; else echo gone; fi").strip();
+                        + "/stat 2>/dev/null && echo \"$c\" || echo gone; else echo gone; fi")
+                .strip();
         return out.equals("gone") || out.equals("Z") || out.equals("X");
     }
 

@@ -8,6 +8,11 @@ import java.util.OptionalInt;
  * own settings that some checks need (unset means "unknown", and those checks use the
  * runtime-contract default or skip with the reason).
  */
-public record SuiteOptions(String grpcTarget, URI restBase, String token, OptionalInt streamChunkSize,
-                           int executeOutputLimit, String metadataEnvPrefix, boolean allowRootWipe) {
-}
+public record SuiteOptions(
+        String grpcTarget,
+        URI restBase,
+        String token,
+        OptionalInt streamChunkSize,
+        int executeOutputLimit,
+        String metadataEnvPrefix,
+        boolean allowRootWipe) {}

@@ -18,7 +18,6 @@ import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
 import io.sandboxd.api.process.v1.WriteStdinResponse;
-
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,8 +41,7 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
     private final AtomicInteger ids = new AtomicInteger();
     private final Map<Integer, Running> running = new ConcurrentHashMap<>();
 
-    private record Running(Process process, OutputStream stdin, boolean pty, long startedNanos) {
-    }
+    private record Running(Process process, OutputStream stdin, boolean pty, long startedNanos) {}
 
     FakeProcessService(Path root, Set<Breakage> broken) throws IOException {
         this.root = root.toRealPath();
@@ -51,7 +49,9 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
     }
 
     private Status notFound(String message) {
-        return broken.contains(Breakage.NOT_FOUND_AS_INTERNAL) ? Status.INTERNAL.withDescription(message) : Status.NOT_FOUND.withDescription(message);
+        return broken.contains(Breakage.NOT_FOUND_AS_INTERNAL)
+                ? Status.INTERNAL.withDescription(message)
+                : Status.NOT_FOUND.withDescription(message);
     }
 
     private ProcessBuilder builder(ProcessConfig cfg, List<String> command) {
@@ -79,7 +79,9 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
     @Override
     public void execute(ExecuteRequest request, StreamObserver<ExecuteResponse> out) {
         if (request.getConfig().getCommandCount() == 0) {
-            out.onError(Status.INVALID_ARGUMENT.withDescription("command is required").asRuntimeException());
+            out.onError(Status.INVALID_ARGUMENT
+                    .withDescription("command is required")
+                    .asRuntimeException());
             return;
         }
         try {
@@ -98,8 +100,11 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
             byte[] stdout = p.getInputStream().readAllBytes();
             t.join();
             int code = p.waitFor();
-            out.onNext(ExecuteResponse.newBuilder().setExitCode(code).setStdout(ByteString.copyFrom(stdout))
-                    .setStderr(ByteString.copyFrom(err[0])).build());
+            out.onNext(ExecuteResponse.newBuilder()
+                    .setExitCode(code)
+                    .setStdout(ByteString.copyFrom(stdout))
+                    .setStderr(ByteString.copyFrom(err[0]))
+                    .build());
             out.onCompleted();
         } catch (IOException e) {
             out.onError(startError(e).asRuntimeException());
@@ -114,7 +119,9 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
         ServerCallStreamObserver<StartResponse> out = (ServerCallStreamObserver<StartResponse>) responses;
         ProcessConfig cfg = request.getConfig();
         if (cfg.getCommandCount() == 0) {
-            out.onError(Status.INVALID_ARGUMENT.withDescription("command is required").asRuntimeException());
+            out.onError(Status.INVALID_ARGUMENT
+                    .withDescription("command is required")
+                    .asRuntimeException());
             return;
         }
         boolean pty = request.hasPty() && !broken.contains(Breakage.PTY_IGNORED);
@@ -144,7 +151,9 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
         out.setOnCancelHandler(p::destroyForcibly);
         Object lock = new Object();
         if (!broken.contains(Breakage.NO_INIT)) {
-            out.onNext(StartResponse.newBuilder().setInit(InitEvent.newBuilder().setProcessId(id)).build());
+            out.onNext(StartResponse.newBuilder()
+                    .setInit(InitEvent.newBuilder().setProcessId(id))
+                    .build());
         }
         Thread o = pump(p.getInputStream(), out, lock, false);
         Thread e = pump(p.getErrorStream(), out, lock, !broken.contains(Breakage.STDERR_AS_STDOUT));
@@ -155,9 +164,13 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
                 e.join();
                 synchronized (lock) {
                     if (!out.isCancelled()) {
-                        out.onNext(StartResponse.newBuilder().setExit(ExitEvent.newBuilder().setExitCode(code)).build());
+                        out.onNext(StartResponse.newBuilder()
+                                .setExit(ExitEvent.newBuilder().setExitCode(code))
+                                .build());
                         if (broken.contains(Breakage.EXIT_NOT_LAST)) {
-                            out.onNext(StartResponse.newBuilder().setStdout(ByteString.EMPTY).build());
+                            out.onNext(StartResponse.newBuilder()
+                                    .setStdout(ByteString.EMPTY)
+                                    .build());
                         }
                         out.onCompleted();
                     }
@@ -170,7 +183,8 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
         });
     }
 
-    private static Thread pump(InputStream in, ServerCallStreamObserver<StartResponse> out, Object lock, boolean asStderr) {
+    private static Thread pump(
+            InputStream in, ServerCallStreamObserver<StartResponse> out, Object lock, boolean asStderr) {
         return daemon(() -> {
             byte[] buf = new byte[4096];
             try {
@@ -181,8 +195,14 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
                         if (out.isCancelled()) {
                             return;
                         }
-                        out.onNext(asStderr ? StartResponse.newBuilder().setStderr(chunk).build()
-                                : StartResponse.newBuilder().setStdout(chunk).build());
+                        out.onNext(
+                                asStderr
+                                        ? StartResponse.newBuilder()
+                                                .setStderr(chunk)
+                                                .build()
+                                        : StartResponse.newBuilder()
+                                                .setStdout(chunk)
+                                                .build());
                     }
                 }
             } catch (IOException ignored) {
@@ -202,7 +222,8 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
     public void writeStdin(WriteStdinRequest request, StreamObserver<WriteStdinResponse> out) {
         Running r = running.get(request.getProcessId());
         if (r == null) {
-            out.onError(notFound("process " + request.getProcessId() + " not found").asRuntimeException());
+            out.onError(
+                    notFound("process " + request.getProcessId() + " not found").asRuntimeException());
             return;
         }
         try {
@@ -215,7 +236,8 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
             out.onNext(WriteStdinResponse.getDefaultInstance());
             out.onCompleted();
         } catch (IOException e) {
-            out.onError(Status.FAILED_PRECONDITION.withDescription("stdin closed").asRuntimeException());
+            out.onError(
+                    Status.FAILED_PRECONDITION.withDescription("stdin closed").asRuntimeException());
         }
     }
 
@@ -223,12 +245,15 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
     public void sendSignal(SendSignalRequest request, StreamObserver<SendSignalResponse> out) {
         Running r = running.get(request.getProcessId());
         if (r == null) {
-            out.onError(notFound("process " + request.getProcessId() + " not found").asRuntimeException());
+            out.onError(
+                    notFound("process " + request.getProcessId() + " not found").asRuntimeException());
             return;
         }
         int sig = request.getSignalValue();
         if (sig != 2 && sig != 9 && sig != 15) {
-            out.onError(Status.INVALID_ARGUMENT.withDescription("unsupported signal " + sig).asRuntimeException());
+            out.onError(Status.INVALID_ARGUMENT
+                    .withDescription("unsupported signal " + sig)
+                    .asRuntimeException());
             return;
         }
         if (broken.contains(Breakage.EARLY_SIGNAL_LOST) && System.nanoTime() - r.startedNanos() < 500_000_000L) {
@@ -237,7 +262,9 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
             return;
         }
         try {
-            new ProcessBuilder("kill", "-" + sig, String.valueOf(r.process().pid())).start().waitFor();
+            new ProcessBuilder("kill", "-" + sig, String.valueOf(r.process().pid()))
+                    .start()
+                    .waitFor();
         } catch (IOException | InterruptedException e) {
             out.onError(Status.INTERNAL.withDescription("kill failed").asRuntimeException());
             return;
@@ -250,11 +277,14 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
     public void resizeTTY(ResizeTTYRequest request, StreamObserver<ResizeTTYResponse> out) {
         Running r = running.get(request.getProcessId());
         if (r == null) {
-            out.onError(notFound("process " + request.getProcessId() + " not found").asRuntimeException());
+            out.onError(
+                    notFound("process " + request.getProcessId() + " not found").asRuntimeException());
             return;
         }
         if (!r.pty()) {
-            out.onError(Status.FAILED_PRECONDITION.withDescription("process has no pty").asRuntimeException());
+            out.onError(Status.FAILED_PRECONDITION
+                    .withDescription("process has no pty")
+                    .asRuntimeException());
             return;
         }
         out.onNext(ResizeTTYResponse.getDefaultInstance());

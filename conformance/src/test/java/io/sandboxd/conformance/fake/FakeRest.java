@@ -2,7 +2,6 @@ package io.sandboxd.conformance.fake;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -69,7 +68,8 @@ final class FakeRest implements AutoCloseable {
     }
 
     private void files(HttpExchange ex, String method, String rawRel, String query) throws IOException {
-        if (broken.contains(Breakage.ENCODED_SLASH_REJECTED) && rawRel.toUpperCase().contains("%2F")) {
+        if (broken.contains(Breakage.ENCODED_SLASH_REJECTED)
+                && rawRel.toUpperCase().contains("%2F")) {
             error(ex, 400, "INVALID_ARGUMENT", "encoded slash");
             return;
         }
@@ -104,12 +104,14 @@ final class FakeRest implements AutoCloseable {
             return;
         }
         if (Files.isDirectory(p)) {
-            StringBuilder sb = new StringBuilder("{\"path\":").append(q(requested)).append(",\"entries\":[");
+            StringBuilder sb =
+                    new StringBuilder("{\"path\":").append(q(requested)).append(",\"entries\":[");
             List<Path> children = new ArrayList<>();
             try (Stream<Path> s = Files.list(p)) {
                 s.forEach(children::add);
             }
-            Comparator<Path> byName = (a, b) -> java.util.Arrays.compareUnsigned(a.getFileName().toString().getBytes(StandardCharsets.UTF_8),
+            Comparator<Path> byName = (a, b) -> java.util.Arrays.compareUnsigned(
+                    a.getFileName().toString().getBytes(StandardCharsets.UTF_8),
                     b.getFileName().toString().getBytes(StandardCharsets.UTF_8));
             children.sort(broken.contains(Breakage.UNSORTED_LISTING) ? byName.reversed() : byName);
             boolean first = true;
@@ -120,12 +122,21 @@ final class FakeRest implements AutoCloseable {
                 Instant mtime = Files.getLastModifiedTime(c).toInstant();
                 String when = broken.contains(Breakage.FRACTIONAL_TIMESTAMPS)
                         ? DateTimeFormatter.ISO_INSTANT.format(mtime.plusNanos(mtime.getNano() == 0 ? 123_000_000 : 0))
-                        : DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'").withZone(ZoneOffset.UTC).format(mtime.truncatedTo(ChronoUnit.SECONDS));
-                sb.append(first ? "" : ",").append("{\"name\":").append(q(c.getFileName().toString()))
-                        .append(",\"size\":").append(Files.size(c))
-                        .append(",\"type\":\"").append(Files.isDirectory(c) ? "directory" : "file")
-                        .append("\",\"modified_at\":\"").append(when)
-                        .append("\",\"mode\":\"").append(mode(c)).append("\"}");
+                        : DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'")
+                                .withZone(ZoneOffset.UTC)
+                                .format(mtime.truncatedTo(ChronoUnit.SECONDS));
+                sb.append(first ? "" : ",")
+                        .append("{\"name\":")
+                        .append(q(c.getFileName().toString()))
+                        .append(",\"size\":")
+                        .append(Files.size(c))
+                        .append(",\"type\":\"")
+                        .append(Files.isDirectory(c) ? "directory" : "file")
+                        .append("\",\"modified_at\":\"")
+                        .append(when)
+                        .append("\",\"mode\":\"")
+                        .append(mode(c))
+                        .append("\"}");
                 first = false;
             }
             byte[] body = sb.append("]}").toString().getBytes(StandardCharsets.UTF_8);
@@ -135,8 +146,12 @@ final class FakeRest implements AutoCloseable {
         }
         byte[] body = Files.readAllBytes(p);
         ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
-        ex.getResponseHeaders().set("Last-Modified", DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC)
-                .format(Files.getLastModifiedTime(p).toInstant().truncatedTo(ChronoUnit.SECONDS)));
+        ex.getResponseHeaders()
+                .set(
+                        "Last-Modified",
+                        DateTimeFormatter.RFC_1123_DATE_TIME
+                                .withZone(ZoneOffset.UTC)
+                                .format(Files.getLastModifiedTime(p).toInstant().truncatedTo(ChronoUnit.SECONDS)));
         send(ex, 200, body, head);
     }
 
@@ -195,7 +210,11 @@ final class FakeRest implements AutoCloseable {
 
     private static void json(HttpExchange ex, int status, String body) throws IOException {
         ex.getResponseHeaders().set("Content-Type", "application/json");
-        send(ex, status, body.getBytes(StandardCharsets.UTF_8), ex.getRequestMethod().equals("HEAD"));
+        send(
+                ex,
+                status,
+                body.getBytes(StandardCharsets.UTF_8),
+                ex.getRequestMethod().equals("HEAD"));
     }
 
     private static String mode(Path p) throws IOException {
@@ -219,11 +238,18 @@ final class FakeRest implements AutoCloseable {
     private void error(HttpExchange ex, int status, String code, String message) throws IOException {
         if (broken.contains(Breakage.NON_JSON_ERRORS)) {
             ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
-            send(ex, status, (message + "\n").getBytes(StandardCharsets.UTF_8), ex.getRequestMethod().equals("HEAD"));
+            send(
+                    ex,
+                    status,
+                    (message + "\n").getBytes(StandardCharsets.UTF_8),
+                    ex.getRequestMethod().equals("HEAD"));
             return;
         }
         ex.getResponseHeaders().set("Content-Type", "application/json");
-        send(ex, status, ("{\"code\":" + q(code) + ",\"message\":" + q(message) + "}").getBytes(StandardCharsets.UTF_8),
+        send(
+                ex,
+                status,
+                ("{\"code\":" + q(code) + ",\"message\":" + q(message) + "}").getBytes(StandardCharsets.UTF_8),
                 ex.getRequestMethod().equals("HEAD"));
     }
 

@@ -2,7 +2,6 @@ package io.sandboxd.conformance.fake;
 
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -19,7 +18,9 @@ public final class FakeRuntime implements AutoCloseable {
         Set<Breakage> b = broken.isEmpty() ? EnumSet.noneOf(Breakage.class) : EnumSet.copyOf(broken);
         this.rest = new FakeRest(root, b);
         this.grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .addService(new FakeProcessService(root, b)).build().start();
+                .addService(new FakeProcessService(root, b))
+                .build()
+                .start();
     }
 
     public String grpcTarget() {

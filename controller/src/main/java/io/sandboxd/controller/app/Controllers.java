@@ -16,75 +16,99 @@ import java.util.Map;
 
 /** Builds the JOSDK Operator with every reconciler registered: used by main() and by tests. */
 public final class Controllers {
-  private Controllers() {}
+    private Controllers() {}
 
-  /** Exponential backoff without an attempt limit (controller-runtime's default behaviour). */
-  static GenericRetry backoff() {
-    return new GenericRetry().setInitialInterval(200).setIntervalMultiplier(2.0).setMaxInterval(60_000).withoutMaxAttempts();
-  }
-
-  /**
-   * fabric8 allows 5 concurrent requests per host by default; with dozens of workers that queue
-   * is the bottleneck (and its 10 s acquire timeout the first error seen under load).
-   */
-  public static io.fabric8.kubernetes.client.Config tuned(io.fabric8.kubernetes.client.Config base) {
-    return new io.fabric8.kubernetes.client.ConfigBuilder(base).withMaxConcurrentRequests(256)
-        .withMaxConcurrentRequestsPerHost(128).build();
-  }
-
-  /** Tests: the CRUD mock server is single-threaded, so also allow slow responses under load. */
-  public static io.fabric8.kubernetes.client.Config tunedForMock(io.fabric8.kubernetes.client.Config base) {
-    return new io.fabric8.kubernetes.client.ConfigBuilder(tuned(base)).withRequestTimeout(60_000)
-        .withConnectionTimeout(60_000).build();
-  }
-
-  /** JOSDK's controller names, which are also the keys of {@link ReconcileWorkers}. */
-  public static final String SANDBOX = "sandbox";
-  public static final String TEMPLATE = "sandboxtemplate";
-  public static final String WARM_POOL = "sandboxwarmpool";
-  public static final String CLAIM = "sandboxclaim";
-
-  /** Each controller's own reconcile threads, sized from the options. */
-  public static ReconcileWorkers workers(ControllerOptions.Workers w) {
-    Map<String, Integer> m = new LinkedHashMap<>();
-    m.put(SANDBOX, w.sandbox());
-    m.put(TEMPLATE, w.template());
-    m.put(WARM_POOL, w.warmPool());
-    m.put(CLAIM, w.claim());
-    // JOSDK's own non-reconcile tasks, if any reach this executor: a few threads are plenty.
-    return new ReconcileWorkers(m, 4);
-  }
-
-  public static Operator build(KubernetesClient client, ControllerOptions opts, MeterRegistry registry,
-      LeaderElectionConfiguration leaderElection) {
-    return build(client, opts, registry, leaderElection, workers(opts.workers()));
-  }
-
-  public static Operator build(KubernetesClient client, ControllerOptions opts, MeterRegistry registry,
-      LeaderElectionConfiguration leaderElection, ReconcileWorkers workers) {
-    Operator op = new Operator(o -> {
-      o.withKubernetesClient(client)
-          .withExecutorService(workers)
-          .withCloseClientOnStop(false)
-          .withStopOnInformerErrorDuringStartup(false)
-          .withCacheSyncTimeout(Duration.ofMinutes(2))
-          .withUseSSAToPatchPrimaryResource(false)
-          .withMetrics(new MicrometerMetrics(registry));
-      if (leaderElection != null) o.withLeaderElectionConfiguration(leaderElection);
-    });
-    op.register(new SandboxReconciler(opts.clusterDomain(), opts.clock()), c -> c.withName(SANDBOX)
-        .withGenerationAware(false).withRetry(backoff()).withReconciliationMaxInterval(Duration.ofHours(10)));
-    if (opts.extensions()) {
-      // One ledger of Ready, unclaimed pool members, filled by the claim controller's informer: claims
-      // take from it, and the pool never deletes a member a claim is adopting.
-      WarmPoolLedger ledger = new WarmPoolLedger();
-      op.register(new SandboxTemplateReconciler(), c -> c.withName(TEMPLATE)
-          .withGenerationAware(false).withRetry(backoff()).withReconciliationMaxInterval(Duration.ofHours(10)));
-      op.register(new SandboxWarmPoolReconciler(ledger), c -> c.withName(WARM_POOL)
-          .withGenerationAware(false).withRetry(backoff()).withReconciliationMaxInterval(Duration.ofHours(10)));
-      op.register(new SandboxClaimReconciler(opts.clock(), registry, ledger), c -> c.withName(CLAIM)
-          .withGenerationAware(false).withRetry(backoff()).withReconciliationMaxInterval(Duration.ofHours(10)));
+    /** Exponential backoff without an attempt limit (controller-runtime's default behaviour). */
+    static GenericRetry backoff() {
+        return new GenericRetry()
+                .setInitialInterval(200)
+                .setIntervalMultiplier(2.0)
+                .setMaxInterval(60_000)
+                .withoutMaxAttempts();
     }
-    return op;
-  }
+
+    /**
+     * fabric8 allows 5 concurrent requests per host by default; with dozens of workers that queue
+     * is the bottleneck (and its 10 s acquire timeout the first error seen under load).
+     */
+    public static io.fabric8.kubernetes.client.Config tuned(io.fabric8.kubernetes.client.Config base) {
+        return new io.fabric8.kubernetes.client.ConfigBuilder(base)
+                .withMaxConcurrentRequests(256)
+                .withMaxConcurrentRequestsPerHost(128)
+                .build();
+    }
+
+    /** Tests: the CRUD mock server is single-threaded, so also allow slow responses under load. */
+    public static io.fabric8.kubernetes.client.Config tunedForMock(io.fabric8.kubernetes.client.Config base) {
+        return new io.fabric8.kubernetes.client.ConfigBuilder(tuned(base))
+                .withRequestTimeout(60_000)
+                .withConnectionTimeout(60_000)
+                .build();
+    }
+
+    /** JOSDK's controller names, which are also the keys of {@link ReconcileWorkers}. */
+    public static final String SANDBOX = "sandbox";
+
+    public static final String TEMPLATE = "sandboxtemplate";
+    public static final String WARM_POOL = "sandboxwarmpool";
+    public static final String CLAIM = "sandboxclaim";
+
+    /** Each controller's own reconcile threads, sized from the options. */
+    public static ReconcileWorkers workers(ControllerOptions.Workers w) {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        m.put(SANDBOX, w.sandbox());
+        m.put(TEMPLATE, w.template());
+        m.put(WARM_POOL, w.warmPool());
+        m.put(CLAIM, w.claim());
+        // JOSDK's own non-reconcile tasks, if any reach this executor: a few threads are plenty.
+        return new ReconcileWorkers(m, 4);
+    }
+
+    public static Operator build(
+            KubernetesClient client,
+            ControllerOptions opts,
+            MeterRegistry registry,
+            LeaderElectionConfiguration leaderElection) {
+        return build(client, opts, registry, leaderElection, workers(opts.workers()));
+    }
+
+    public static Operator build(
+            KubernetesClient client,
+            ControllerOptions opts,
+            MeterRegistry registry,
+            LeaderElectionConfiguration leaderElection,
+            ReconcileWorkers workers) {
+        Operator op = new Operator(o -> {
+            o.withKubernetesClient(client)
+                    .withExecutorService(workers)
+                    .withCloseClientOnStop(false)
+                    .withStopOnInformerErrorDuringStartup(false)
+                    .withCacheSyncTimeout(Duration.ofMinutes(2))
+                    .withUseSSAToPatchPrimaryResource(false)
+                    .withMetrics(new MicrometerMetrics(registry));
+            if (leaderElection != null) o.withLeaderElectionConfiguration(leaderElection);
+        });
+        op.register(new SandboxReconciler(opts.clusterDomain(), opts.clock()), c -> c.withName(SANDBOX)
+                .withGenerationAware(false)
+                .withRetry(backoff())
+                .withReconciliationMaxInterval(Duration.ofHours(10)));
+        if (opts.extensions()) {
+            // One ledger of Ready, unclaimed pool members, filled by the claim controller's informer: claims
+            // take from it, and the pool never deletes a member a claim is adopting.
+            WarmPoolLedger ledger = new WarmPoolLedger();
+            op.register(new SandboxTemplateReconciler(), c -> c.withName(TEMPLATE)
+                    .withGenerationAware(false)
+                    .withRetry(backoff())
+                    .withReconciliationMaxInterval(Duration.ofHours(10)));
+            op.register(new SandboxWarmPoolReconciler(ledger), c -> c.withName(WARM_POOL)
+                    .withGenerationAware(false)
+                    .withRetry(backoff())
+                    .withReconciliationMaxInterval(Duration.ofHours(10)));
+            op.register(new SandboxClaimReconciler(opts.clock(), registry, ledger), c -> c.withName(CLAIM)
+                    .withGenerationAware(false)
+                    .withRetry(backoff())
+                    .withReconciliationMaxInterval(Duration.ofHours(10)));
+        }
+        return op;
+    }
 }

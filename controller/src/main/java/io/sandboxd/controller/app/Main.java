@@ -12,7 +12,6 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -22,99 +21,158 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** `java -jar sandboxd-controller.jar`: in-cluster or kubeconfig credentials (fabric8 auto-config). */
-@Command(name = "sandboxd-controller", mixinStandardHelpOptions = true,
-    description = "Controller for agents.x-k8s.io Sandbox and the extensions.agents.x-k8s.io resources.")
+@Command(
+        name = "sandboxd-controller",
+        mixinStandardHelpOptions = true,
+        description = "Controller for agents.x-k8s.io Sandbox and the extensions.agents.x-k8s.io resources.")
 public final class Main implements java.util.concurrent.Callable<Integer> {
-  private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Main.class);
 
-  @Option(names = "--cluster-domain", defaultValue = "${env:CLUSTER_DOMAIN:-cluster.local}",
-      description = "Cluster DNS domain for status.serviceFQDN (default ${DEFAULT-VALUE}).")
-  String clusterDomain;
+    @Option(
+            names = "--cluster-domain",
+            defaultValue = "${env:CLUSTER_DOMAIN:-cluster.local}",
+            description = "Cluster DNS domain for status.serviceFQDN (default ${DEFAULT-VALUE}).")
+    String clusterDomain;
 
-  @Option(names = "--extensions", defaultValue = "true", negatable = true, fallbackValue = "true",
-      description = "Run the SandboxTemplate, SandboxWarmPool and SandboxClaim controllers (default ${DEFAULT-VALUE}).")
-  boolean extensions;
+    @Option(
+            names = "--extensions",
+            defaultValue = "true",
+            negatable = true,
+            fallbackValue = "true",
+            description =
+                    "Run the SandboxTemplate, SandboxWarmPool and SandboxClaim controllers (default ${DEFAULT-VALUE}).")
+    boolean extensions;
 
-  @Option(names = "--leader-elect", defaultValue = "true", negatable = true, fallbackValue = "true",
-      description = "Use a Lease so only one replica reconciles (default ${DEFAULT-VALUE}).")
-  boolean leaderElect;
+    @Option(
+            names = "--leader-elect",
+            defaultValue = "true",
+            negatable = true,
+            fallbackValue = "true",
+            description = "Use a Lease so only one replica reconciles (default ${DEFAULT-VALUE}).")
+    boolean leaderElect;
 
-  @Option(names = "--leader-election-namespace", defaultValue = "${env:POD_NAMESPACE:-agent-sandbox-system}",
-      description = "Namespace of the leader-election Lease (default ${DEFAULT-VALUE}).")
-  String leaseNamespace;
+    @Option(
+            names = "--leader-election-namespace",
+            defaultValue = "${env:POD_NAMESPACE:-agent-sandbox-system}",
+            description = "Namespace of the leader-election Lease (default ${DEFAULT-VALUE}).")
+    String leaseNamespace;
 
-  @Option(names = "--leader-election-id", defaultValue = "sandboxd-controller.agents.x-k8s.io",
-      description = "Name of the leader-election Lease (default ${DEFAULT-VALUE}).")
-  String leaseName;
+    @Option(
+            names = "--leader-election-id",
+            defaultValue = "sandboxd-controller.agents.x-k8s.io",
+            description = "Name of the leader-election Lease (default ${DEFAULT-VALUE}).")
+    String leaseName;
 
-  @Option(names = "--metrics-bind-address", defaultValue = "0.0.0.0:8080",
-      description = "host:port for /metrics, /healthz and /readyz (default ${DEFAULT-VALUE}).")
-  String metricsAddress;
+    @Option(
+            names = "--metrics-bind-address",
+            defaultValue = "0.0.0.0:8080",
+            description = "host:port for /metrics, /healthz and /readyz (default ${DEFAULT-VALUE}).")
+    String metricsAddress;
 
-  @Option(names = "--sandbox-workers", defaultValue = "32", description = "Concurrent Sandbox reconciles (default ${DEFAULT-VALUE}).")
-  int sandboxWorkers;
+    @Option(
+            names = "--sandbox-workers",
+            defaultValue = "32",
+            description = "Concurrent Sandbox reconciles (default ${DEFAULT-VALUE}).")
+    int sandboxWorkers;
 
-  @Option(names = "--claim-workers", defaultValue = "32", description = "Concurrent SandboxClaim reconciles (default ${DEFAULT-VALUE}).")
-  int claimWorkers;
+    @Option(
+            names = "--claim-workers",
+            defaultValue = "32",
+            description = "Concurrent SandboxClaim reconciles (default ${DEFAULT-VALUE}).")
+    int claimWorkers;
 
-  @Option(names = "--warm-pool-workers", defaultValue = "4", description = "Concurrent SandboxWarmPool reconciles (default ${DEFAULT-VALUE}).")
-  int warmPoolWorkers;
+    @Option(
+            names = "--warm-pool-workers",
+            defaultValue = "4",
+            description = "Concurrent SandboxWarmPool reconciles (default ${DEFAULT-VALUE}).")
+    int warmPoolWorkers;
 
-  @Option(names = "--template-workers", defaultValue = "2", description = "Concurrent SandboxTemplate reconciles (default ${DEFAULT-VALUE}).")
-  int templateWorkers;
+    @Option(
+            names = "--template-workers",
+            defaultValue = "2",
+            description = "Concurrent SandboxTemplate reconciles (default ${DEFAULT-VALUE}).")
+    int templateWorkers;
 
-  public static void main(String[] args) {
-    System.exit(new CommandLine(new Main()).execute(args));
-  }
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Main()).execute(args));
+    }
 
-  /**
-   * Losing the Lease ends the process with status 1, as JOSDK's exitOnStopLeading would, but not
-   * the way it does it. JOSDK calls System.exit inside fabric8's stop-leading callback, and both
-   * ways in deadlock with our shutdown hook: on SIGTERM, op.stop() runs that callback on the hook
-   * thread (System.exit inside a hook blocks forever); on a lost Lease, the exiting thread holds
-   * the LeaderElector's lock that op.stop() in the hook then waits for. Either way the leader hung
-   * until SIGKILL. So: no exit when we are stopping anyway, and the exit from another thread.
-   */
-  private LeaderElectionConfiguration leaderElection(AtomicBoolean stopping) {
-    LeaderCallbacks callbacks = new LeaderCallbacks(() -> { }, () -> {
-      if (stopping.get()) return;
-      LOG.atError().addKeyValue("lease", leaseNamespace + "/" + leaseName).log("lost the leader-election Lease; exiting");
-      new Thread(() -> System.exit(1), "lease-lost-exit").start();
-    }, identity -> { });
-    return new LeaderElectionConfiguration(leaseName, leaseNamespace, LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
-        LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE, LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE,
-        null, callbacks, false);
-  }
+    /**
+     * Losing the Lease ends the process with status 1, as JOSDK's exitOnStopLeading would, but not
+     * the way it does it. JOSDK calls System.exit inside fabric8's stop-leading callback, and both
+     * ways in deadlock with our shutdown hook: on SIGTERM, op.stop() runs that callback on the hook
+     * thread (System.exit inside a hook blocks forever); on a lost Lease, the exiting thread holds
+     * the LeaderElector's lock that op.stop() in the hook then waits for. Either way the leader hung
+     * until SIGKILL. So: no exit when we are stopping anyway, and the exit from another thread.
+     */
+    private LeaderElectionConfiguration leaderElection(AtomicBoolean stopping) {
+        LeaderCallbacks callbacks = new LeaderCallbacks(
+                () -> {},
+                () -> {
+                    if (stopping.get()) return;
+                    LOG.atError()
+                            .addKeyValue("lease", leaseNamespace + "/" + leaseName)
+                            .log("lost the leader-election Lease; exiting");
+                    new Thread(() -> System.exit(1), "lease-lost-exit").start();
+                },
+                identity -> {});
+        return new LeaderElectionConfiguration(
+                leaseName,
+                leaseNamespace,
+                LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
+                LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE,
+                LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE,
+                null,
+                callbacks,
+                false);
+    }
 
-  @Override
-  public Integer call() throws Exception {
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    new JvmMemoryMetrics().bindTo(registry);
-    new JvmThreadMetrics().bindTo(registry);
-    new ProcessorMetrics().bindTo(registry);
-    KubernetesClient client = new KubernetesClientBuilder().withConfig(Controllers.tuned(Config.autoConfigure(null))).build();
-    AtomicBoolean stopping = new AtomicBoolean();
-    LeaderElectionConfiguration le = leaderElect ? leaderElection(stopping) : null;
-    Operator op = Controllers.build(client,
-        new ControllerOptions(clusterDomain, extensions,
-            new ControllerOptions.Workers(sandboxWorkers, claimWorkers, warmPoolWorkers, templateWorkers), Clock.systemUTC()),
-        registry, le);
-    int colon = metricsAddress.lastIndexOf(':');
-    HttpEndpoints http = new HttpEndpoints(metricsAddress.substring(0, colon),
-        Integer.parseInt(metricsAddress.substring(colon + 1)), registry, () -> op.getRuntimeInfo().allEventSourcesAreHealthy());
-    CountDownLatch done = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      LOG.atInfo().log("shutting down");
-      stopping.set(true);
-      op.stop();
-      http.close();
-      client.close();
-      done.countDown();
-    }, "shutdown"));
-    op.start();
-    LOG.atInfo().addKeyValue("master", client.getMasterUrl()).addKeyValue("extensions", extensions)
-        .addKeyValue("leaderElection", leaderElect).addKeyValue("metricsPort", http.port()).log("controller started");
-    done.await();
-    return 0;
-  }
+    @Override
+    public Integer call() throws Exception {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        KubernetesClient client = new KubernetesClientBuilder()
+                .withConfig(Controllers.tuned(Config.autoConfigure(null)))
+                .build();
+        AtomicBoolean stopping = new AtomicBoolean();
+        LeaderElectionConfiguration le = leaderElect ? leaderElection(stopping) : null;
+        Operator op = Controllers.build(
+                client,
+                new ControllerOptions(
+                        clusterDomain,
+                        extensions,
+                        new ControllerOptions.Workers(sandboxWorkers, claimWorkers, warmPoolWorkers, templateWorkers),
+                        Clock.systemUTC()),
+                registry,
+                le);
+        int colon = metricsAddress.lastIndexOf(':');
+        HttpEndpoints http = new HttpEndpoints(
+                metricsAddress.substring(0, colon),
+                Integer.parseInt(metricsAddress.substring(colon + 1)),
+                registry,
+                () -> op.getRuntimeInfo().allEventSourcesAreHealthy());
+        CountDownLatch done = new CountDownLatch(1);
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            LOG.atInfo().log("shutting down");
+                            stopping.set(true);
+                            op.stop();
+                            http.close();
+                            client.close();
+                            done.countDown();
+                        },
+                        "shutdown"));
+        op.start();
+        LOG.atInfo()
+                .addKeyValue("master", client.getMasterUrl())
+                .addKeyValue("extensions", extensions)
+                .addKeyValue("leaderElection", leaderElect)
+                .addKeyValue("metricsPort", http.port())
+                .log("controller started");
+        done.await();
+        return 0;
+    }
 }

@@ -12,34 +12,38 @@ import java.util.Map;
 
 /** Pure builder of the PVCs from volumeClaimTemplates (§2.3): `<vct>-<sandbox>`. */
 public final class DesiredPvc {
-  private DesiredPvc() {}
+    private DesiredPvc() {}
 
-  public static String name(String vctName, String sandboxName) {
-    return vctName + "-" + sandboxName;
-  }
-
-  public static List<PersistentVolumeClaim> build(Sandbox sb) {
-    List<PersistentVolumeClaim> out = new ArrayList<>();
-    List<PersistentVolumeClaimTemplate> vcts = sb.getSpec().getVolumeClaimTemplates();
-    if (vcts == null) return out;
-    String sbName = sb.getMetadata().getName();
-    for (PersistentVolumeClaimTemplate vct : vcts) {
-      Map<String, String> labels = new LinkedHashMap<>();
-      if (vct.getMetadata() != null && vct.getMetadata().getLabels() != null) labels.putAll(vct.getMetadata().getLabels());
-      labels.put(Keys.SANDBOX_NAME_HASH, NameHash.of(sbName));
-      Map<String, String> ann = vct.getMetadata() == null || vct.getMetadata().getAnnotations() == null
-          ? null : new LinkedHashMap<>(vct.getMetadata().getAnnotations());
-      out.add(new PersistentVolumeClaimBuilder()
-          .withNewMetadata()
-          .withName(name(vct.getMetadata().getName(), sbName))
-          .withNamespace(sb.getMetadata().getNamespace())
-          .withLabels(labels)
-          .withAnnotations(ann)
-          .withOwnerReferences(Ownership.controllerRef(sb))
-          .endMetadata()
-          .withSpec(vct.getSpec() == null ? null : new PersistentVolumeClaimSpecBuilder(vct.getSpec()).build())
-          .build());
+    public static String name(String vctName, String sandboxName) {
+        return vctName + "-" + sandboxName;
     }
-    return out;
-  }
+
+    public static List<PersistentVolumeClaim> build(Sandbox sb) {
+        List<PersistentVolumeClaim> out = new ArrayList<>();
+        List<PersistentVolumeClaimTemplate> vcts = sb.getSpec().getVolumeClaimTemplates();
+        if (vcts == null) return out;
+        String sbName = sb.getMetadata().getName();
+        for (PersistentVolumeClaimTemplate vct : vcts) {
+            Map<String, String> labels = new LinkedHashMap<>();
+            if (vct.getMetadata() != null && vct.getMetadata().getLabels() != null)
+                labels.putAll(vct.getMetadata().getLabels());
+            labels.put(Keys.SANDBOX_NAME_HASH, NameHash.of(sbName));
+            Map<String, String> ann =
+                    vct.getMetadata() == null || vct.getMetadata().getAnnotations() == null
+                            ? null
+                            : new LinkedHashMap<>(vct.getMetadata().getAnnotations());
+            out.add(new PersistentVolumeClaimBuilder()
+                    .withNewMetadata()
+                    .withName(name(vct.getMetadata().getName(), sbName))
+                    .withNamespace(sb.getMetadata().getNamespace())
+                    .withLabels(labels)
+                    .withAnnotations(ann)
+                    .withOwnerReferences(Ownership.controllerRef(sb))
+                    .endMetadata()
+                    .withSpec(
+                            vct.getSpec() == null ? null : new PersistentVolumeClaimSpecBuilder(vct.getSpec()).build())
+                    .build());
+        }
+        return out;
+    }
 }

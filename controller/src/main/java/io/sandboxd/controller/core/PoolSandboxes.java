@@ -16,83 +16,87 @@ import java.util.Map;
 
 /** Pure warm-pool logic: building members, classifying them, choosing what to delete (§4). */
 public final class PoolSandboxes {
-  private PoolSandboxes() {}
+    private PoolSandboxes() {}
 
-  private static final char[] ALPHABET = "bcdfghjklmnpqrstvwxz2456789".toCharArray();
-  private static final SecureRandom RANDOM = new SecureRandom();
+    private static final char[] ALPHABET = "bcdfghjklmnpqrstvwxz2456789".toCharArray();
+    private static final SecureRandom RANDOM = new SecureRandom();
 
-  /** generateName-style suffix, done here so names are known before the create returns. */
-  public static String memberName(String pool) {
-    char[] c = new char[5];
-    for (int i = 0; i < c.length; i++) c[i] = ALPHABET[RANDOM.nextInt(ALPHABET.length)];
-    String base = pool.length() > 57 ? pool.substring(0, 57) : pool;
-    return base + "-" + new String(c);
-  }
-
-  public static Sandbox build(SandboxWarmPool pool, SandboxTemplate t, String name, boolean markSafeToEvict) {
-    String poolHash = NameHash.of(pool.getMetadata().getName());
-    String tplHash = NameHash.of(t.getMetadata().getName());
-    Map<String, String> labels = new LinkedHashMap<>();
-    labels.put(Keys.WARM_POOL_SANDBOX, poolHash);
-    labels.put(Keys.TEMPLATE_REF_HASH, tplHash);
-    labels.put(Keys.LAUNCH_TYPE, "warm");
-    labels.put(Keys.POD_TEMPLATE_HASH, Blueprints.podTemplateHash(t));
-    labels.put(Keys.TEMPLATE_HASH, Blueprints.blueprintHash(t));
-    labels.put(Keys.CREATED_BY, "controller");
-
-    SandboxSpec spec = Blueprints.specFrom(t);
-    ObjectMeta ptm = spec.getPodTemplate().getMetadata() == null ? new ObjectMeta() : spec.getPodTemplate().getMetadata();
-    Map<String, String> pl = ptm.getLabels() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(ptm.getLabels());
-    pl.put(Keys.WARM_POOL_SANDBOX, poolHash);
-    pl.put(Keys.TEMPLATE_REF_HASH, tplHash);
-    pl.put(Keys.POD_TEMPLATE_HASH, labels.get(Keys.POD_TEMPLATE_HASH));
-    pl.put(Keys.TEMPLATE_HASH, labels.get(Keys.TEMPLATE_HASH));
-    ptm.setLabels(pl);
-    if (markSafeToEvict) {
-      Map<String, String> pa = ptm.getAnnotations() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(ptm.getAnnotations());
-      pa.putIfAbsent(Keys.SAFE_TO_EVICT, "true");
-      ptm.setAnnotations(pa);
+    /** generateName-style suffix, done here so names are known before the create returns. */
+    public static String memberName(String pool) {
+        char[] c = new char[5];
+        for (int i = 0; i < c.length; i++) c[i] = ALPHABET[RANDOM.nextInt(ALPHABET.length)];
+        String base = pool.length() > 57 ? pool.substring(0, 57) : pool;
+        return base + "-" + new String(c);
     }
-    spec.getPodTemplate().setMetadata(ptm);
-    Blueprints.applySecureDefaults(spec.getPodTemplate().getSpec(), t);
 
-    Sandbox sb = new Sandbox();
-    sb.getMetadata().setName(name);
-    sb.getMetadata().setNamespace(pool.getMetadata().getNamespace());
-    sb.getMetadata().setLabels(labels);
-    Map<String, String> ann = new LinkedHashMap<>();
-    ann.put(Keys.TEMPLATE_REF, t.getMetadata().getName());
-    ann.put(Keys.ORIGIN_POOL, pool.getMetadata().getName());
-    // Its Pod will have its name: set now, this saves the annotation write after the Pod's creation.
-    ann.put(Keys.POD_NAME, name);
-    sb.getMetadata().setAnnotations(ann);
-    sb.getMetadata().setOwnerReferences(List.of(Ownership.controllerRef(pool)));
-    sb.setSpec(spec);
-    return sb;
-  }
+    public static Sandbox build(SandboxWarmPool pool, SandboxTemplate t, String name, boolean markSafeToEvict) {
+        String poolHash = NameHash.of(pool.getMetadata().getName());
+        String tplHash = NameHash.of(t.getMetadata().getName());
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(Keys.WARM_POOL_SANDBOX, poolHash);
+        labels.put(Keys.TEMPLATE_REF_HASH, tplHash);
+        labels.put(Keys.LAUNCH_TYPE, "warm");
+        labels.put(Keys.POD_TEMPLATE_HASH, Blueprints.podTemplateHash(t));
+        labels.put(Keys.TEMPLATE_HASH, Blueprints.blueprintHash(t));
+        labels.put(Keys.CREATED_BY, "controller");
 
-  public static boolean ready(Sandbox sb) {
-    return sb.getStatus() != null && Conds.isTrue(sb.getStatus().getConditions(), SandboxConditions.READY);
-  }
+        SandboxSpec spec = Blueprints.specFrom(t);
+        ObjectMeta ptm = spec.getPodTemplate().getMetadata() == null
+                ? new ObjectMeta()
+                : spec.getPodTemplate().getMetadata();
+        Map<String, String> pl = ptm.getLabels() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(ptm.getLabels());
+        pl.put(Keys.WARM_POOL_SANDBOX, poolHash);
+        pl.put(Keys.TEMPLATE_REF_HASH, tplHash);
+        pl.put(Keys.POD_TEMPLATE_HASH, labels.get(Keys.POD_TEMPLATE_HASH));
+        pl.put(Keys.TEMPLATE_HASH, labels.get(Keys.TEMPLATE_HASH));
+        ptm.setLabels(pl);
+        if (markSafeToEvict) {
+            Map<String, String> pa =
+                    ptm.getAnnotations() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(ptm.getAnnotations());
+            pa.putIfAbsent(Keys.SAFE_TO_EVICT, "true");
+            ptm.setAnnotations(pa);
+        }
+        spec.getPodTemplate().setMetadata(ptm);
+        Blueprints.applySecureDefaults(spec.getPodTemplate().getSpec(), t);
 
-  /** Members to delete when there are too many: not-Ready first, then newest first. */
-  public static List<Sandbox> excess(List<Sandbox> active, int desired) {
-    int n = active.size() - desired;
-    if (n <= 0) return List.of();
-    List<Sandbox> sorted = new ArrayList<>(active);
-    sorted.sort(Comparator.comparing((Sandbox s) -> ready(s))
-        .thenComparing(s -> created(s), Comparator.reverseOrder()));
-    return sorted.subList(0, n);
-  }
+        Sandbox sb = new Sandbox();
+        sb.getMetadata().setName(name);
+        sb.getMetadata().setNamespace(pool.getMetadata().getNamespace());
+        sb.getMetadata().setLabels(labels);
+        Map<String, String> ann = new LinkedHashMap<>();
+        ann.put(Keys.TEMPLATE_REF, t.getMetadata().getName());
+        ann.put(Keys.ORIGIN_POOL, pool.getMetadata().getName());
+        // Its Pod will have its name: set now, this saves the annotation write after the Pod's creation.
+        ann.put(Keys.POD_NAME, name);
+        sb.getMetadata().setAnnotations(ann);
+        sb.getMetadata().setOwnerReferences(List.of(Ownership.controllerRef(pool)));
+        sb.setSpec(spec);
+        return sb;
+    }
 
-  /** Adoption order: oldest first, name as tie-break. */
-  public static Comparator<Sandbox> oldestFirst() {
-    return Comparator.comparing(PoolSandboxes::created).thenComparing(s -> s.getMetadata().getName());
-  }
+    public static boolean ready(Sandbox sb) {
+        return sb.getStatus() != null && Conds.isTrue(sb.getStatus().getConditions(), SandboxConditions.READY);
+    }
 
-  static Instant created(Sandbox s) {
-    String ts = s.getMetadata().getCreationTimestamp();
-    Instant i = ts == null ? null : Expiry.parse(ts);
-    return i == null ? Instant.MAX : i;
-  }
+    /** Members to delete when there are too many: not-Ready first, then newest first. */
+    public static List<Sandbox> excess(List<Sandbox> active, int desired) {
+        int n = active.size() - desired;
+        if (n <= 0) return List.of();
+        List<Sandbox> sorted = new ArrayList<>(active);
+        sorted.sort(Comparator.comparing((Sandbox s) -> ready(s))
+                .thenComparing(s -> created(s), Comparator.reverseOrder()));
+        return sorted.subList(0, n);
+    }
+
+    /** Adoption order: oldest first, name as tie-break. */
+    public static Comparator<Sandbox> oldestFirst() {
+        return Comparator.comparing(PoolSandboxes::created)
+                .thenComparing(s -> s.getMetadata().getName());
+    }
+
+    static Instant created(Sandbox s) {
+        String ts = s.getMetadata().getCreationTimestamp();
+        Instant i = ts == null ? null : Expiry.parse(ts);
+        return i == null ? Instant.MAX : i;
+    }
 }

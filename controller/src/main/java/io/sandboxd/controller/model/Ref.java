@@ -5,12 +5,19 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 /** A by-name reference in the same namespace. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class Ref {
-  private String name;
+    private String name;
 
-  public Ref() {}
+    public Ref() {}
 
-  public Ref(String name) { this.name = name; }
+    public Ref(String name) {
+        this.name = name;
+    }
 
-  public String getName() { return name; }
-  public void setName(String v) { name = v; }
+    public String getName() {
+        return name;
+    }
+
+    public void setName(String v) {
+        name = v;
+    }
 }

@@ -13,18 +13,18 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Kind("Sandbox")
 @Plural("sandboxes")
 public class Sandbox extends CustomResource<SandboxSpec, SandboxStatus> implements Namespaced {
-  public static final String GROUP = "agents.x-k8s.io";
-  public static final String VERSION = "v1beta1";
-  public static final String API_VERSION = GROUP + "/" + VERSION;
-  public static final String KIND = "Sandbox";
+    public static final String GROUP = "agents.x-k8s.io";
+    public static final String VERSION = "v1beta1";
+    public static final String API_VERSION = GROUP + "/" + VERSION;
+    public static final String KIND = "Sandbox";
 
-  @Override
-  protected SandboxSpec initSpec() {
-    return new SandboxSpec();
-  }
+    @Override
+    protected SandboxSpec initSpec() {
+        return new SandboxSpec();
+    }
 
-  @Override
-  protected SandboxStatus initStatus() {
-    return null;
-  }
+    @Override
+    protected SandboxStatus initStatus() {
+        return null;
+    }
 }

@@ -8,31 +8,68 @@ import java.util.List;
 /** SandboxBlueprint + Lifecycle, inlined as upstream does. Absent values mean the CRD defaults. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class SandboxSpec {
-  public static final String RUNNING = "Running";
-  public static final String SUSPENDED = "Suspended";
-  public static final String POLICY_DELETE = "Delete";
-  public static final String POLICY_RETAIN = "Retain";
+    public static final String RUNNING = "Running";
+    public static final String SUSPENDED = "Suspended";
+    public static final String POLICY_DELETE = "Delete";
+    public static final String POLICY_RETAIN = "Retain";
 
-  private PodTemplateSpec podTemplate;
-  private List<PersistentVolumeClaimTemplate> volumeClaimTemplates;
-  private Boolean service;
-  private String operatingMode;
-  private String shutdownTime;
-  private String shutdownPolicy;
+    private PodTemplateSpec podTemplate;
+    private List<PersistentVolumeClaimTemplate> volumeClaimTemplates;
+    private Boolean service;
+    private String operatingMode;
+    private String shutdownTime;
+    private String shutdownPolicy;
 
-  public PodTemplateSpec getPodTemplate() { return podTemplate; }
-  public void setPodTemplate(PodTemplateSpec podTemplate) { this.podTemplate = podTemplate; }
-  public List<PersistentVolumeClaimTemplate> getVolumeClaimTemplates() { return volumeClaimTemplates; }
-  public void setVolumeClaimTemplates(List<PersistentVolumeClaimTemplate> v) { this.volumeClaimTemplates = v; }
-  public Boolean getService() { return service; }
-  public void setService(Boolean service) { this.service = service; }
-  public String getOperatingMode() { return operatingMode; }
-  public void setOperatingMode(String operatingMode) { this.operatingMode = operatingMode; }
-  public String getShutdownTime() { return shutdownTime; }
-  public void setShutdownTime(String shutdownTime) { this.shutdownTime = shutdownTime; }
-  public String getShutdownPolicy() { return shutdownPolicy; }
-  public void setShutdownPolicy(String shutdownPolicy) { this.shutdownPolicy = shutdownPolicy; }
+    public PodTemplateSpec getPodTemplate() {
+        return podTemplate;
+    }
 
-  /** Absent operatingMode is the CRD default, Running. */
-  public boolean suspended() { return SUSPENDED.equals(operatingMode); }
+    public void setPodTemplate(PodTemplateSpec podTemplate) {
+        this.podTemplate = podTemplate;
+    }
+
+    public List<PersistentVolumeClaimTemplate> getVolumeClaimTemplates() {
+        return volumeClaimTemplates;
+    }
+
+    public void setVolumeClaimTemplates(List<PersistentVolumeClaimTemplate> v) {
+        this.volumeClaimTemplates = v;
+    }
+
+    public Boolean getService() {
+        return service;
+    }
+
+    public void setService(Boolean service) {
+        this.service = service;
+    }
+
+    public String getOperatingMode() {
+        return operatingMode;
+    }
+
+    public void setOperatingMode(String operatingMode) {
+        this.operatingMode = operatingMode;
+    }
+
+    public String getShutdownTime() {
+        return shutdownTime;
+    }
+
+    public void setShutdownTime(String shutdownTime) {
+        this.shutdownTime = shutdownTime;
+    }
+
+    public String getShutdownPolicy() {
+        return shutdownPolicy;
+    }
+
+    public void setShutdownPolicy(String shutdownPolicy) {
+        this.shutdownPolicy = shutdownPolicy;
+    }
+
+    /** Absent operatingMode is the CRD default, Running. */
+    public boolean suspended() {
+        return SUSPENDED.equals(operatingMode);
+    }
 }

@@ -19,50 +19,104 @@ import java.util.List;
 @Kind("SandboxTemplate")
 @Plural("sandboxtemplates")
 public class SandboxTemplate extends CustomResource<SandboxTemplate.Spec, Void> implements Namespaced {
-  public static final String KIND = "SandboxTemplate";
+    public static final String KIND = "SandboxTemplate";
 
-  @Override
-  protected Spec initSpec() {
-    return new Spec();
-  }
+    @Override
+    protected Spec initSpec() {
+        return new Spec();
+    }
 
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  public static class Spec {
-    private PodTemplateSpec podTemplate;
-    private List<PersistentVolumeClaimTemplate> volumeClaimTemplates;
-    private Boolean service;
-    private NetworkPolicyRules networkPolicy;
-    private String networkPolicyManagement;
-    private String envVarsInjectionPolicy;
-    private String volumeClaimTemplatesPolicy;
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Spec {
+        private PodTemplateSpec podTemplate;
+        private List<PersistentVolumeClaimTemplate> volumeClaimTemplates;
+        private Boolean service;
+        private NetworkPolicyRules networkPolicy;
+        private String networkPolicyManagement;
+        private String envVarsInjectionPolicy;
+        private String volumeClaimTemplatesPolicy;
 
-    public PodTemplateSpec getPodTemplate() { return podTemplate; }
-    public void setPodTemplate(PodTemplateSpec v) { podTemplate = v; }
-    public List<PersistentVolumeClaimTemplate> getVolumeClaimTemplates() { return volumeClaimTemplates; }
-    public void setVolumeClaimTemplates(List<PersistentVolumeClaimTemplate> v) { volumeClaimTemplates = v; }
-    public Boolean getService() { return service; }
-    public void setService(Boolean v) { service = v; }
-    public NetworkPolicyRules getNetworkPolicy() { return networkPolicy; }
-    public void setNetworkPolicy(NetworkPolicyRules v) { networkPolicy = v; }
-    public String getNetworkPolicyManagement() { return networkPolicyManagement; }
-    public void setNetworkPolicyManagement(String v) { networkPolicyManagement = v; }
-    public String getEnvVarsInjectionPolicy() { return envVarsInjectionPolicy; }
-    public void setEnvVarsInjectionPolicy(String v) { envVarsInjectionPolicy = v; }
-    public String getVolumeClaimTemplatesPolicy() { return volumeClaimTemplatesPolicy; }
-    public void setVolumeClaimTemplatesPolicy(String v) { volumeClaimTemplatesPolicy = v; }
+        public PodTemplateSpec getPodTemplate() {
+            return podTemplate;
+        }
 
-    /** Absent or empty means Managed (the CRD default). */
-    public boolean unmanaged() { return "Unmanaged".equals(networkPolicyManagement); }
-  }
+        public void setPodTemplate(PodTemplateSpec v) {
+            podTemplate = v;
+        }
 
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  public static class NetworkPolicyRules {
-    private List<NetworkPolicyIngressRule> ingress;
-    private List<NetworkPolicyEgressRule> egress;
+        public List<PersistentVolumeClaimTemplate> getVolumeClaimTemplates() {
+            return volumeClaimTemplates;
+        }
 
-    public List<NetworkPolicyIngressRule> getIngress() { return ingress; }
-    public void setIngress(List<NetworkPolicyIngressRule> v) { ingress = v; }
-    public List<NetworkPolicyEgressRule> getEgress() { return egress; }
-    public void setEgress(List<NetworkPolicyEgressRule> v) { egress = v; }
-  }
+        public void setVolumeClaimTemplates(List<PersistentVolumeClaimTemplate> v) {
+            volumeClaimTemplates = v;
+        }
+
+        public Boolean getService() {
+            return service;
+        }
+
+        public void setService(Boolean v) {
+            service = v;
+        }
+
+        public NetworkPolicyRules getNetworkPolicy() {
+            return networkPolicy;
+        }
+
+        public void setNetworkPolicy(NetworkPolicyRules v) {
+            networkPolicy = v;
+        }
+
+        public String getNetworkPolicyManagement() {
+            return networkPolicyManagement;
+        }
+
+        public void setNetworkPolicyManagement(String v) {
+            networkPolicyManagement = v;
+        }
+
+        public String getEnvVarsInjectionPolicy() {
+            return envVarsInjectionPolicy;
+        }
+
+        public void setEnvVarsInjectionPolicy(String v) {
+            envVarsInjectionPolicy = v;
+        }
+
+        public String getVolumeClaimTemplatesPolicy() {
+            return volumeClaimTemplatesPolicy;
+        }
+
+        public void setVolumeClaimTemplatesPolicy(String v) {
+            volumeClaimTemplatesPolicy = v;
+        }
+
+        /** Absent or empty means Managed (the CRD default). */
+        public boolean unmanaged() {
+            return "Unmanaged".equals(networkPolicyManagement);
+        }
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class NetworkPolicyRules {
+        private List<NetworkPolicyIngressRule> ingress;
+        private List<NetworkPolicyEgressRule> egress;
+
+        public List<NetworkPolicyIngressRule> getIngress() {
+            return ingress;
+        }
+
+        public void setIngress(List<NetworkPolicyIngressRule> v) {
+            ingress = v;
+        }
+
+        public List<NetworkPolicyEgressRule> getEgress() {
+            return egress;
+        }
+
+        public void setEgress(List<NetworkPolicyEgressRule> v) {
+            egress = v;
+        }
+    }
 }

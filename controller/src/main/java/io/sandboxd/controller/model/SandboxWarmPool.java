@@ -14,63 +14,120 @@ import java.util.Objects;
 @Version("v1beta1")
 @Kind("SandboxWarmPool")
 @Plural("sandboxwarmpools")
-public class SandboxWarmPool extends CustomResource<SandboxWarmPool.Spec, SandboxWarmPool.Status> implements Namespaced {
-  public static final String KIND = "SandboxWarmPool";
-  public static final String RECREATE = "Recreate";
-  public static final String ON_REPLENISH = "OnReplenish";
-
-  @Override
-  protected Spec initSpec() {
-    return new Spec();
-  }
-
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  public static class Spec {
-    private Integer replicas;
-    private Ref sandboxTemplateRef;
-    private UpdateStrategy updateStrategy;
-
-    public Integer getReplicas() { return replicas; }
-    public void setReplicas(Integer v) { replicas = v; }
-    public Ref getSandboxTemplateRef() { return sandboxTemplateRef; }
-    public void setSandboxTemplateRef(Ref v) { sandboxTemplateRef = v; }
-    public UpdateStrategy getUpdateStrategy() { return updateStrategy; }
-    public void setUpdateStrategy(UpdateStrategy v) { updateStrategy = v; }
-
-    public int desired() { return replicas == null ? 1 : replicas; }
-    public boolean recreate() { return updateStrategy != null && RECREATE.equals(updateStrategy.getType()); }
-  }
-
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  public static class UpdateStrategy {
-    private String type;
-    public String getType() { return type; }
-    public void setType(String v) { type = v; }
-  }
-
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  public static class Status {
-    private Integer replicas;
-    private Integer readyReplicas;
-    private String selector;
-    private Long observedGeneration;
-
-    public Integer getReplicas() { return replicas; }
-    public void setReplicas(Integer v) { replicas = v; }
-    public Integer getReadyReplicas() { return readyReplicas; }
-    public void setReadyReplicas(Integer v) { readyReplicas = v; }
-    public String getSelector() { return selector; }
-    public void setSelector(String v) { selector = v; }
-    public Long getObservedGeneration() { return observedGeneration; }
-    public void setObservedGeneration(Long v) { observedGeneration = v; }
+public class SandboxWarmPool extends CustomResource<SandboxWarmPool.Spec, SandboxWarmPool.Status>
+        implements Namespaced {
+    public static final String KIND = "SandboxWarmPool";
+    public static final String RECREATE = "Recreate";
+    public static final String ON_REPLENISH = "OnReplenish";
 
     @Override
-    public boolean equals(Object o) {
-      return o instanceof Status s && Objects.equals(replicas, s.replicas) && Objects.equals(readyReplicas, s.readyReplicas)
-          && Objects.equals(selector, s.selector) && Objects.equals(observedGeneration, s.observedGeneration);
+    protected Spec initSpec() {
+        return new Spec();
     }
 
-    @Override
-    public int hashCode() { return Objects.hash(replicas, readyReplicas, selector, observedGeneration); }
-  }
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Spec {
+        private Integer replicas;
+        private Ref sandboxTemplateRef;
+        private UpdateStrategy updateStrategy;
+
+        public Integer getReplicas() {
+            return replicas;
+        }
+
+        public void setReplicas(Integer v) {
+            replicas = v;
+        }
+
+        public Ref getSandboxTemplateRef() {
+            return sandboxTemplateRef;
+        }
+
+        public void setSandboxTemplateRef(Ref v) {
+            sandboxTemplateRef = v;
+        }
+
+        public UpdateStrategy getUpdateStrategy() {
+            return updateStrategy;
+        }
+
+        public void setUpdateStrategy(UpdateStrategy v) {
+            updateStrategy = v;
+        }
+
+        public int desired() {
+            return replicas == null ? 1 : replicas;
+        }
+
+        public boolean recreate() {
+            return updateStrategy != null && RECREATE.equals(updateStrategy.getType());
+        }
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class UpdateStrategy {
+        private String type;
+
+        public String getType() {
+            return type;
+        }
+
+        public void setType(String v) {
+            type = v;
+        }
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Status {
+        private Integer replicas;
+        private Integer readyReplicas;
+        private String selector;
+        private Long observedGeneration;
+
+        public Integer getReplicas() {
+            return replicas;
+        }
+
+        public void setReplicas(Integer v) {
+            replicas = v;
+        }
+
+        public Integer getReadyReplicas() {
+            return readyReplicas;
+        }
+
+        public void setReadyReplicas(Integer v) {
+            readyReplicas = v;
+        }
+
+        public String getSelector() {
+            return selector;
+        }
+
+        public void setSelector(String v) {
+            selector = v;
+        }
+
+        public Long getObservedGeneration() {
+            return observedGeneration;
+        }
+
+        public void setObservedGeneration(Long v) {
+            observedGeneration = v;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Status s
+                    && Objects.equals(replicas, s.replicas)
+                    && Objects.equals(readyReplicas, s.readyReplicas)
+                    && Objects.equals(selector, s.selector)
+                    && Objects.equals(observedGeneration, s.observedGeneration);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(replicas, readyReplicas, selector, observedGeneration);
+        }
+    }
 }

@@ -11,29 +11,31 @@ import io.sandboxd.controller.model.SandboxClaim;
  * event reaches the ledger before JOSDK hands it on, so a reconcile it triggers sees it there.
  */
 final class LedgerFedSandboxInformer extends InformerEventSource<Sandbox, SandboxClaim> {
-  private final WarmPoolLedger ledger;
+    private final WarmPoolLedger ledger;
 
-  LedgerFedSandboxInformer(InformerEventSourceConfiguration<Sandbox> config, EventSourceContext<SandboxClaim> ctx,
-      WarmPoolLedger ledger) {
-    super(config, ctx);
-    this.ledger = ledger;
-  }
+    LedgerFedSandboxInformer(
+            InformerEventSourceConfiguration<Sandbox> config,
+            EventSourceContext<SandboxClaim> ctx,
+            WarmPoolLedger ledger) {
+        super(config, ctx);
+        this.ledger = ledger;
+    }
 
-  @Override
-  public void onAdd(Sandbox sb) {
-    ledger.upsert(sb);
-    super.onAdd(sb);
-  }
+    @Override
+    public void onAdd(Sandbox sb) {
+        ledger.upsert(sb);
+        super.onAdd(sb);
+    }
 
-  @Override
-  public void onUpdate(Sandbox old, Sandbox sb) {
-    ledger.upsert(sb);
-    super.onUpdate(old, sb);
-  }
+    @Override
+    public void onUpdate(Sandbox old, Sandbox sb) {
+        ledger.upsert(sb);
+        super.onUpdate(old, sb);
+    }
 
-  @Override
-  public synchronized void onDelete(Sandbox sb, boolean deletedFinalStateUnknown) {
-    ledger.delete(sb);
-    super.onDelete(sb, deletedFinalStateUnknown);
-  }
+    @Override
+    public synchronized void onDelete(Sandbox sb, boolean deletedFinalStateUnknown) {
+        ledger.delete(sb);
+        super.onDelete(sb, deletedFinalStateUnknown);
+    }
 }

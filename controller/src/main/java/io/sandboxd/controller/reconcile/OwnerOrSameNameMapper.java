@@ -12,26 +12,26 @@ import java.util.Set;
  * controller maps to the owner of the same name, which may adopt it.
  */
 final class OwnerOrSameNameMapper<R extends HasMetadata> implements SecondaryToPrimaryMapper<R> {
-  private final String group;
-  private final String kind;
-  private final boolean sameNameFallback;
+    private final String group;
+    private final String kind;
+    private final boolean sameNameFallback;
 
-  OwnerOrSameNameMapper(String group, String kind, boolean sameNameFallback) {
-    this.group = group;
-    this.kind = kind;
-    this.sameNameFallback = sameNameFallback;
-  }
-
-  @Override
-  public Set<ResourceID> toPrimaryResourceIDs(R r) {
-    OwnerReference ctl = Ownership.controllerOf(r);
-    String ns = r.getMetadata().getNamespace();
-    if (ctl != null) {
-      if (kind.equals(ctl.getKind()) && group.equals(Ownership.groupOf(ctl.getApiVersion()))) {
-        return Set.of(new ResourceID(ctl.getName(), ns));
-      }
-      return Set.of();
+    OwnerOrSameNameMapper(String group, String kind, boolean sameNameFallback) {
+        this.group = group;
+        this.kind = kind;
+        this.sameNameFallback = sameNameFallback;
     }
-    return sameNameFallback ? Set.of(new ResourceID(r.getMetadata().getName(), ns)) : Set.of();
-  }
+
+    @Override
+    public Set<ResourceID> toPrimaryResourceIDs(R r) {
+        OwnerReference ctl = Ownership.controllerOf(r);
+        String ns = r.getMetadata().getNamespace();
+        if (ctl != null) {
+            if (kind.equals(ctl.getKind()) && group.equals(Ownership.groupOf(ctl.getApiVersion()))) {
+                return Set.of(new ResourceID(ctl.getName(), ns));
+            }
+            return Set.of();
+        }
+        return sameNameFallback ? Set.of(new ResourceID(r.getMetadata().getName(), ns)) : Set.of();
+    }
 }

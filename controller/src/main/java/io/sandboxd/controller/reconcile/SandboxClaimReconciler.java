@@ -49,330 +49,415 @@ import org.slf4j.LoggerFactory;
  * built from the pool's template.
  */
 public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
-  private static final Logger LOG = LoggerFactory.getLogger(SandboxClaimReconciler.class);
-  static final String POOL_REF_INDEX = "claim-pool";
-  /**
-   * Lost adoption races retried at once on the next member before the claim is requeued (never
-   * sent cold: a lost race means contention, not an empty pool). With the ledger the races
-   * left are with other writers of the member, so more than one in a row is rare.
-   */
-  static final int MAX_ADOPTION_TRIES = 8;
+    private static final Logger LOG = LoggerFactory.getLogger(SandboxClaimReconciler.class);
+    static final String POOL_REF_INDEX = "claim-pool";
+    /**
+     * Lost adoption races retried at once on the next member before the claim is requeued (never
+     * sent cold: a lost race means contention, not an empty pool). With the ledger the races
+     * left are with other writers of the member, so more than one in a row is rare.
+     */
+    static final int MAX_ADOPTION_TRIES = 8;
 
-  private final Clock clock;
-  private final Timer warmBind;
-  private final Timer coldBind;
-  private InformerEventSource<Sandbox, SandboxClaim> sandboxes;
-  private InformerEventSource<SandboxWarmPool, SandboxClaim> pools;
-  private InformerEventSource<SandboxTemplate, SandboxClaim> templates;
-  private final WarmPoolLedger ledger;
-  private final Map<String, Instant> firstSeen = new ConcurrentHashMap<>();
-  private final StatusMemo<SandboxClaim.Status> written = new StatusMemo<>();
+    private final Clock clock;
+    private final Timer warmBind;
+    private final Timer coldBind;
+    private InformerEventSource<Sandbox, SandboxClaim> sandboxes;
+    private InformerEventSource<SandboxWarmPool, SandboxClaim> pools;
+    private InformerEventSource<SandboxTemplate, SandboxClaim> templates;
+    private final WarmPoolLedger ledger;
+    private final Map<String, Instant> firstSeen = new ConcurrentHashMap<>();
+    private final StatusMemo<SandboxClaim.Status> written = new StatusMemo<>();
 
-  public SandboxClaimReconciler(Clock clock, MeterRegistry registry, WarmPoolLedger ledger) {
-    this.clock = clock;
-    this.ledger = ledger;
-    this.warmBind = Timer.builder("sandboxd_claim_bind_seconds").tag("launch_type", "warm")
-        .description("claim creation to Sandbox assigned").publishPercentiles(0.5, 0.99).register(registry);
-    this.coldBind = Timer.builder("sandboxd_claim_bind_seconds").tag("launch_type", "cold")
-        .description("claim creation to Sandbox assigned").publishPercentiles(0.5, 0.99).register(registry);
-  }
-
-  @Override
-  public List<EventSource<?, SandboxClaim>> prepareEventSources(EventSourceContext<SandboxClaim> ctx) {
-    ctx.getPrimaryCache().addIndexer(POOL_REF_INDEX, c -> List.of(c.getMetadata().getNamespace() + "/"
-        + (c.getSpec().getWarmPoolRef() == null ? "" : c.getSpec().getWarmPoolRef().getName())));
-    var primary = ctx.getPrimaryCache();
-    sandboxes = new LedgerFedSandboxInformer(InformerEventSourceConfiguration.from(Sandbox.class, SandboxClaim.class)
-        .withName("claim-sandboxes")
-        .withSecondaryToPrimaryMapper(new OwnerOrSameNameMapper<>(Keys.EXT_GROUP, SandboxClaim.KIND, false))
-        .build(), ctx, ledger);
-    pools = new InformerEventSource<>(InformerEventSourceConfiguration.from(SandboxWarmPool.class, SandboxClaim.class)
-        .withName("claim-pools")
-        .withSecondaryToPrimaryMapper(p -> unboundClaims(primary.byIndex(POOL_REF_INDEX,
-            p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())))
-        .build(), ctx);
-    templates = new InformerEventSource<>(InformerEventSourceConfiguration.from(SandboxTemplate.class, SandboxClaim.class)
-        .withName("claim-templates")
-        .withSecondaryToPrimaryMapper(t -> {
-          Set<ResourceID> ids = new HashSet<>();
-          pools.list(t.getMetadata().getNamespace(), p -> p.getSpec().getSandboxTemplateRef() != null
-                  && t.getMetadata().getName().equals(p.getSpec().getSandboxTemplateRef().getName()))
-              .forEach(p -> ids.addAll(unboundClaims(primary.byIndex(POOL_REF_INDEX,
-                  p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))));
-          return ids;
-        })
-        .build(), ctx);
-    return List.of(sandboxes, pools, templates);
-  }
-
-  private static Set<ResourceID> unboundClaims(List<SandboxClaim> claims) {
-    return claims.stream().filter(c -> c.getStatus() == null || c.getStatus().getSandbox() == null)
-        .map(ResourceID::fromResource).collect(Collectors.toSet());
-  }
-
-  @Override
-  public UpdateControl<SandboxClaim> reconcile(SandboxClaim claim, Context<SandboxClaim> ctx) {
-    if (claim.getMetadata().getDeletionTimestamp() != null) return UpdateControl.noUpdate();
-    KubernetesClient client = ctx.getClient();
-    Instant now = clock.instant();
-    if (claim.getStatus() == null || claim.getStatus().getSandbox() == null) firstSeen.putIfAbsent(claim.getMetadata().getUid(), now);
-    Long gen = claim.getMetadata().getGeneration();
-    SandboxClaim.Status st = new SandboxClaim.Status(written.current(claim, claim.getStatus()));
-    Instant expireAt = expireAt(claim, st);
-
-    if (expireAt != null && !now.isBefore(expireAt)) return expire(claim, st, ctx, now);
-
-    Sandbox sb = null;
-    String reason = null;
-    String message = null;
-    boolean retry = false;
-    Duration requeue = null;
-    try {
-      sb = getOrCreate(claim, ctx, client, st);
-    } catch (ClaimError e) {
-      reason = e.reason;
-      message = "ReconcilerError".equals(e.reason) ? "Error seen: " + e.getMessage() : e.getMessage();
-      retry = e.retry;
-      switch (e.reason) {
-        case "WarmPoolNotFound", "TemplateNotFound" -> requeue = Duration.ofMinutes(1);
-        case "SandboxCreatePending" -> requeue = Duration.ofMillis(200);
-        case "SandboxAdoptionPending" -> requeue = Duration.ofMillis(1);
-        default -> { }
-      }
-    } catch (KubernetesClientException e) {
-      reason = "ReconcilerError";
-      message = "Error seen: " + Kube.message(e);
-      retry = true;
+    public SandboxClaimReconciler(Clock clock, MeterRegistry registry, WarmPoolLedger ledger) {
+        this.clock = clock;
+        this.ledger = ledger;
+        this.warmBind = Timer.builder("sandboxd_claim_bind_seconds")
+                .tag("launch_type", "warm")
+                .description("claim creation to Sandbox assigned")
+                .publishPercentiles(0.5, 0.99)
+                .register(registry);
+        this.coldBind = Timer.builder("sandboxd_claim_bind_seconds")
+                .tag("launch_type", "cold")
+                .description("claim creation to Sandbox assigned")
+                .publishPercentiles(0.5, 0.99)
+                .register(registry);
     }
-    if (sb != null) {
-      st.setSandbox(new SandboxClaim.SandboxRef(sb.getMetadata().getName(),
-          sb.getStatus() == null || sb.getStatus().getPodIPs() == null ? null : new ArrayList<>(sb.getStatus().getPodIPs())));
-    } else if (reason == null) {
-      st.setSandbox(null);
-    }
-    ClaimConditions.apply(st.getConditions(), sb, reason, message, false, gen, now);
-    writeStatus(ctx, claim, st);
-    if (retry) throw new ReconcileException(message);
-    UpdateControl<SandboxClaim> out = UpdateControl.noUpdate();
-    if (expireAt != null) {
-      Duration left = Duration.between(clock.instant(), expireAt);
-      requeue = requeue == null || left.compareTo(requeue) < 0 ? left : requeue;
-    }
-    if (requeue != null) out.rescheduleAfter(requeue.isNegative() ? Duration.ofMillis(1) : requeue);
-    return out;
-  }
 
-  // ---- binding -----------------------------------------------------------------------------
-
-  private Sandbox cached(String ns, String name) {
-    return sandboxes.get(new ResourceID(name, ns)).orElse(null);
-  }
-
-  private Sandbox getOrCreate(SandboxClaim claim, Context<SandboxClaim> ctx, KubernetesClient client, SandboxClaim.Status st) {
-    String ns = claim.getMetadata().getNamespace();
-    if (st.getSandbox() != null && st.getSandbox().getName() != null) {
-      Sandbox sb = cached(ns, st.getSandbox().getName());
-      if (sb != null && Ownership.controlledBy(sb, claim)) return sb;
+    @Override
+    public List<EventSource<?, SandboxClaim>> prepareEventSources(EventSourceContext<SandboxClaim> ctx) {
+        ctx.getPrimaryCache()
+                .addIndexer(
+                        POOL_REF_INDEX,
+                        c -> List.of(c.getMetadata().getNamespace() + "/"
+                                + (c.getSpec().getWarmPoolRef() == null
+                                        ? ""
+                                        : c.getSpec().getWarmPoolRef().getName())));
+        var primary = ctx.getPrimaryCache();
+        sandboxes = new LedgerFedSandboxInformer(
+                InformerEventSourceConfiguration.from(Sandbox.class, SandboxClaim.class)
+                        .withName("claim-sandboxes")
+                        .withSecondaryToPrimaryMapper(
+                                new OwnerOrSameNameMapper<>(Keys.EXT_GROUP, SandboxClaim.KIND, false))
+                        .build(),
+                ctx,
+                ledger);
+        pools = new InformerEventSource<>(
+                InformerEventSourceConfiguration.from(SandboxWarmPool.class, SandboxClaim.class)
+                        .withName("claim-pools")
+                        .withSecondaryToPrimaryMapper(p -> unboundClaims(primary.byIndex(
+                                POOL_REF_INDEX,
+                                p.getMetadata().getNamespace() + "/"
+                                        + p.getMetadata().getName())))
+                        .build(),
+                ctx);
+        templates = new InformerEventSource<>(
+                InformerEventSourceConfiguration.from(SandboxTemplate.class, SandboxClaim.class)
+                        .withName("claim-templates")
+                        .withSecondaryToPrimaryMapper(t -> {
+                            Set<ResourceID> ids = new HashSet<>();
+                            pools.list(
+                                            t.getMetadata().getNamespace(),
+                                            p -> p.getSpec().getSandboxTemplateRef() != null
+                                                    && t.getMetadata()
+                                                            .getName()
+                                                            .equals(p.getSpec()
+                                                                    .getSandboxTemplateRef()
+                                                                    .getName()))
+                                    .forEach(p -> ids.addAll(unboundClaims(primary.byIndex(
+                                            POOL_REF_INDEX,
+                                            p.getMetadata().getNamespace() + "/"
+                                                    + p.getMetadata().getName()))));
+                            return ids;
+                        })
+                        .build(),
+                ctx);
+        return List.of(sandboxes, pools, templates);
     }
-    // Bound earlier but the status write was lost: the Sandbox we control says so.
-    for (Sandbox sb : ctx.getSecondaryResources(Sandbox.class)) {
-      if (Ownership.controlledBy(sb, claim) && sb.getMetadata().getDeletionTimestamp() == null) return sb;
-    }
-    String assigned = annotation(claim, Keys.SANDBOX_NAME);
-    SandboxWarmPool pool = null;
-    SandboxTemplate tpl = null;
-    if (assigned != null) {
-      Sandbox sb = cached(ns, assigned);
-      if (sb != null && Ownership.controlledBy(sb, claim)) return sb;
-      pool = pool(claim);
-      tpl = template(pool);
-      if (sb != null && WarmMembers.adoptable(sb, pool, tpl)) {
-        Sandbox done = completeAdoption(client, claim, sb, tpl);
-        if (done != null) return done;
-      }
-      setClaimAnnotation(client, claim, Keys.SANDBOX_NAME, null);
-    }
-    // From the cache only: a Sandbox of the claim's name that is not there yet surfaces as a 409
-    // on the cold create below (SandboxCreatePending), and the warm path never uses that name.
-    Sandbox same = cached(ns, claim.getMetadata().getName());
-    if (same != null) {
-      if (Ownership.controlledBy(same, claim)) return same;
-      throw new ClaimError("ReconcilerError", "sandbox \"" + same.getMetadata().getName() + "\" is not controlled by claim \""
-          + claim.getMetadata().getName() + "\". Please use a different claim name or delete the sandbox manually", true);
-    }
-    if (pool == null) pool = pool(claim);
-    if (tpl == null) tpl = template(pool);
-    String invalid = ClaimSandboxes.validateMetadata(claim);
-    if (invalid != null) throw new ClaimError("InvalidMetadata", invalid, false);
 
-    if (!ClaimSandboxes.forcesCold(claim)) {
-      Sandbox warm = tryAdopt(client, claim, pool, tpl);
-      if (warm != null) return warm;
+    private static Set<ResourceID> unboundClaims(List<SandboxClaim> claims) {
+        return claims.stream()
+                .filter(c -> c.getStatus() == null || c.getStatus().getSandbox() == null)
+                .map(ResourceID::fromResource)
+                .collect(Collectors.toSet());
     }
-    Sandbox want = ClaimSandboxes.cold(claim, tpl);
-    try {
-      Sandbox created = client.resource(want).create();
-      sandboxes.handleRecentResourceCreate(ResourceID.fromResource(created), created);
-      recordBind(claim, coldBind);
-      LOG.atInfo().addKeyValue("claim", ns + "/" + claim.getMetadata().getName()).addKeyValue("launchType", "cold")
-          .log("SandboxProvisioned: created Sandbox");
-      return created;
-    } catch (KubernetesClientException e) {
-      if (Kube.conflict(e)) {
-        throw new ClaimError("SandboxCreatePending", "Sandbox already created; waiting for cache to converge", false);
-      }
-      throw e;
+
+    @Override
+    public UpdateControl<SandboxClaim> reconcile(SandboxClaim claim, Context<SandboxClaim> ctx) {
+        if (claim.getMetadata().getDeletionTimestamp() != null) return UpdateControl.noUpdate();
+        KubernetesClient client = ctx.getClient();
+        Instant now = clock.instant();
+        if (claim.getStatus() == null || claim.getStatus().getSandbox() == null)
+            firstSeen.putIfAbsent(claim.getMetadata().getUid(), now);
+        Long gen = claim.getMetadata().getGeneration();
+        SandboxClaim.Status st = new SandboxClaim.Status(written.current(claim, claim.getStatus()));
+        Instant expireAt = expireAt(claim, st);
+
+        if (expireAt != null && !now.isBefore(expireAt)) return expire(claim, st, ctx, now);
+
+        Sandbox sb = null;
+        String reason = null;
+        String message = null;
+        boolean retry = false;
+        Duration requeue = null;
+        try {
+            sb = getOrCreate(claim, ctx, client, st);
+        } catch (ClaimError e) {
+            reason = e.reason;
+            message = "ReconcilerError".equals(e.reason) ? "Error seen: " + e.getMessage() : e.getMessage();
+            retry = e.retry;
+            switch (e.reason) {
+                case "WarmPoolNotFound", "TemplateNotFound" -> requeue = Duration.ofMinutes(1);
+                case "SandboxCreatePending" -> requeue = Duration.ofMillis(200);
+                case "SandboxAdoptionPending" -> requeue = Duration.ofMillis(1);
+                default -> {}
+            }
+        } catch (KubernetesClientException e) {
+            reason = "ReconcilerError";
+            message = "Error seen: " + Kube.message(e);
+            retry = true;
+        }
+        if (sb != null) {
+            st.setSandbox(new SandboxClaim.SandboxRef(
+                    sb.getMetadata().getName(),
+                    sb.getStatus() == null || sb.getStatus().getPodIPs() == null
+                            ? null
+                            : new ArrayList<>(sb.getStatus().getPodIPs())));
+        } else if (reason == null) {
+            st.setSandbox(null);
+        }
+        ClaimConditions.apply(st.getConditions(), sb, reason, message, false, gen, now);
+        writeStatus(ctx, claim, st);
+        if (retry) throw new ReconcileException(message);
+        UpdateControl<SandboxClaim> out = UpdateControl.noUpdate();
+        if (expireAt != null) {
+            Duration left = Duration.between(clock.instant(), expireAt);
+            requeue = requeue == null || left.compareTo(requeue) < 0 ? left : requeue;
+        }
+        if (requeue != null) out.rescheduleAfter(requeue.isNegative() ? Duration.ofMillis(1) : requeue);
+        return out;
     }
-  }
 
-  private SandboxWarmPool pool(SandboxClaim claim) {
-    String name = claim.getSpec().getWarmPoolRef() == null ? null : claim.getSpec().getWarmPoolRef().getName();
-    SandboxWarmPool p = name == null ? null : pools.get(new ResourceID(name, claim.getMetadata().getNamespace())).orElse(null);
-    if (p == null) throw new ClaimError("WarmPoolNotFound", "SandboxWarmPool \"" + name + "\" not found", false);
-    return p;
-  }
+    // ---- binding -----------------------------------------------------------------------------
 
-  private SandboxTemplate template(SandboxWarmPool pool) {
-    String name = pool.getSpec().getSandboxTemplateRef() == null ? null : pool.getSpec().getSandboxTemplateRef().getName();
-    SandboxTemplate t = name == null ? null : templates.get(new ResourceID(name, pool.getMetadata().getNamespace())).orElse(null);
-    if (t == null) throw new ClaimError("TemplateNotFound", "SandboxTemplate \"" + name + "\" not found", false);
-    return t;
-  }
-
-  /**
-   * The oldest Ready member from the ledger, adopted by one patch guarded by its resourceVersion.
-   * A lost race moves on to the next member at once (no backoff); null when the pool has none.
-   */
-  private Sandbox tryAdopt(KubernetesClient client, SandboxClaim claim, SandboxWarmPool pool, SandboxTemplate tpl) {
-    for (int tries = 0; tries < MAX_ADOPTION_TRIES; tries++) {
-      Sandbox member = ledger.take(pool.getMetadata().getNamespace(), pool.getMetadata().getName(),
-          sb -> WarmMembers.adoptable(sb, pool, tpl));
-      if (member == null) return null;
-      Sandbox done;
-      try {
-        done = completeAdoption(client, claim, member, tpl);
-      } catch (RuntimeException e) {
-        ledger.lost(member);
-        throw e;
-      }
-      if (done != null) {
-        ledger.adopted(member);
-        return done;
-      }
-      ledger.lost(member);
+    private Sandbox cached(String ns, String name) {
+        return sandboxes.get(new ResourceID(name, ns)).orElse(null);
     }
-    throw new ClaimError("SandboxAdoptionPending", "lost " + MAX_ADOPTION_TRIES + " adoption races in a row; retrying", false);
-  }
 
-  /** One JSON patch guarded by the member's resourceVersion: exactly one claim can win it. */
-  private Sandbox completeAdoption(KubernetesClient client, SandboxClaim claim, Sandbox member, SandboxTemplate tpl) {
-    Sandbox want = ClaimSandboxes.adopted(member, claim, tpl);
-    JsonPatch p = new JsonPatch()
-        .test("/metadata/resourceVersion", member.getMetadata().getResourceVersion())
-        .add("/metadata/labels", want.getMetadata().getLabels())
-        .add("/metadata/annotations", want.getMetadata().getAnnotations())
-        .add("/metadata/ownerReferences", want.getMetadata().getOwnerReferences())
-        .add("/spec/podTemplate/metadata", want.getSpec().getPodTemplate().getMetadata());
-    try {
-      Sandbox done = Kube.patch(client, member, p);
-      sandboxes.handleRecentResourceUpdate(ResourceID.fromResource(done), done, member);
-      recordBind(claim, warmBind);
-      LOG.atInfo().addKeyValue("claim", claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName())
-          .addKeyValue("sandbox", member.getMetadata().getName()).addKeyValue("launchType", "warm")
-          .log("SandboxAdopted: adopted warm pool Sandbox");
-      return done;
-    } catch (KubernetesClientException e) {
-      // 409/422: another writer changed it first (the resourceVersion test failed); 404: gone.
-      // Anything else may have been applied: the next pass finds the Sandbox if we now control it.
-      if (!Kube.conflict(e) && !Kube.notFound(e) && e.getCode() != 422) throw e;
-      LOG.atDebug().addKeyValue("sandbox", member.getMetadata().getName()).log("adoption lost: {}", Kube.message(e));
-      return null;
+    private Sandbox getOrCreate(
+            SandboxClaim claim, Context<SandboxClaim> ctx, KubernetesClient client, SandboxClaim.Status st) {
+        String ns = claim.getMetadata().getNamespace();
+        if (st.getSandbox() != null && st.getSandbox().getName() != null) {
+            Sandbox sb = cached(ns, st.getSandbox().getName());
+            if (sb != null && Ownership.controlledBy(sb, claim)) return sb;
+        }
+        // Bound earlier but the status write was lost: the Sandbox we control says so.
+        for (Sandbox sb : ctx.getSecondaryResources(Sandbox.class)) {
+            if (Ownership.controlledBy(sb, claim) && sb.getMetadata().getDeletionTimestamp() == null) return sb;
+        }
+        String assigned = annotation(claim, Keys.SANDBOX_NAME);
+        SandboxWarmPool pool = null;
+        SandboxTemplate tpl = null;
+        if (assigned != null) {
+            Sandbox sb = cached(ns, assigned);
+            if (sb != null && Ownership.controlledBy(sb, claim)) return sb;
+            pool = pool(claim);
+            tpl = template(pool);
+            if (sb != null && WarmMembers.adoptable(sb, pool, tpl)) {
+                Sandbox done = completeAdoption(client, claim, sb, tpl);
+                if (done != null) return done;
+            }
+            setClaimAnnotation(client, claim, Keys.SANDBOX_NAME, null);
+        }
+        // From the cache only: a Sandbox of the claim's name that is not there yet surfaces as a 409
+        // on the cold create below (SandboxCreatePending), and the warm path never uses that name.
+        Sandbox same = cached(ns, claim.getMetadata().getName());
+        if (same != null) {
+            if (Ownership.controlledBy(same, claim)) return same;
+            throw new ClaimError(
+                    "ReconcilerError",
+                    "sandbox \"" + same.getMetadata().getName() + "\" is not controlled by claim \""
+                            + claim.getMetadata().getName()
+                            + "\". Please use a different claim name or delete the sandbox manually",
+                    true);
+        }
+        if (pool == null) pool = pool(claim);
+        if (tpl == null) tpl = template(pool);
+        String invalid = ClaimSandboxes.validateMetadata(claim);
+        if (invalid != null) throw new ClaimError("InvalidMetadata", invalid, false);
+
+        if (!ClaimSandboxes.forcesCold(claim)) {
+            Sandbox warm = tryAdopt(client, claim, pool, tpl);
+            if (warm != null) return warm;
+        }
+        Sandbox want = ClaimSandboxes.cold(claim, tpl);
+        try {
+            Sandbox created = client.resource(want).create();
+            sandboxes.handleRecentResourceCreate(ResourceID.fromResource(created), created);
+            recordBind(claim, coldBind);
+            LOG.atInfo()
+                    .addKeyValue("claim", ns + "/" + claim.getMetadata().getName())
+                    .addKeyValue("launchType", "cold")
+                    .log("SandboxProvisioned: created Sandbox");
+            return created;
+        } catch (KubernetesClientException e) {
+            if (Kube.conflict(e)) {
+                throw new ClaimError(
+                        "SandboxCreatePending", "Sandbox already created; waiting for cache to converge", false);
+            }
+            throw e;
+        }
     }
-  }
 
-  /** First-observed to bound (creationTimestamp has only second resolution). */
-  private void recordBind(SandboxClaim claim, Timer timer) {
-    Instant seen = firstSeen.remove(claim.getMetadata().getUid());
-    if (seen != null) timer.record(Duration.between(seen, clock.instant()).abs());
-  }
-
-  // ---- expiry (§5.7) -----------------------------------------------------------------------
-
-  static Instant expireAt(SandboxClaim claim, SandboxClaim.Status st) {
-    var lc = claim.getSpec().getLifecycle();
-    if (lc == null) return null;
-    Instant at = Expiry.parse(lc.getShutdownTime());
-    if (lc.getTtlSecondsAfterFinished() != null) {
-      Condition f = Conds.find(st.getConditions(), SandboxConditions.FINISHED);
-      if (f != null && "True".equals(f.getStatus()) && f.getLastTransitionTime() != null) {
-        Instant ttl = Expiry.parse(f.getLastTransitionTime()).plusSeconds(lc.getTtlSecondsAfterFinished());
-        at = at == null || ttl.isBefore(at) ? ttl : at;
-      }
+    private SandboxWarmPool pool(SandboxClaim claim) {
+        String name = claim.getSpec().getWarmPoolRef() == null
+                ? null
+                : claim.getSpec().getWarmPoolRef().getName();
+        SandboxWarmPool p = name == null
+                ? null
+                : pools.get(new ResourceID(name, claim.getMetadata().getNamespace()))
+                        .orElse(null);
+        if (p == null) throw new ClaimError("WarmPoolNotFound", "SandboxWarmPool \"" + name + "\" not found", false);
+        return p;
     }
-    return at;
-  }
 
-  private UpdateControl<SandboxClaim> expire(SandboxClaim claim, SandboxClaim.Status st, Context<SandboxClaim> ctx, Instant now) {
-    KubernetesClient client = ctx.getClient();
-    Long gen = claim.getMetadata().getGeneration();
-    String ns = claim.getMetadata().getNamespace();
-    Condition ready = Conds.find(st.getConditions(), SandboxConditions.READY);
-    if (ready == null || !"ClaimExpired".equals(ready.getReason())) {
-      Conditions.set(st.getConditions(), Conditions.of(SandboxConditions.READY, Conditions.FALSE, "ClaimExpired",
-          "Claim expired. Sandbox cleanup initiated.", gen), now);
-      writeStatus(ctx, claim, st);
-      LOG.atInfo().addKeyValue("claim", ns + "/" + claim.getMetadata().getName()).log("ClaimExpired");
-      return UpdateControl.<SandboxClaim>noUpdate().rescheduleAfter(Duration.ofMillis(1));
+    private SandboxTemplate template(SandboxWarmPool pool) {
+        String name = pool.getSpec().getSandboxTemplateRef() == null
+                ? null
+                : pool.getSpec().getSandboxTemplateRef().getName();
+        SandboxTemplate t = name == null
+                ? null
+                : templates
+                        .get(new ResourceID(name, pool.getMetadata().getNamespace()))
+                        .orElse(null);
+        if (t == null) throw new ClaimError("TemplateNotFound", "SandboxTemplate \"" + name + "\" not found", false);
+        return t;
     }
-    String policy = claim.getSpec().getLifecycle().getShutdownPolicy();
-    var res = client.resources(SandboxClaim.class).inNamespace(ns).withName(claim.getMetadata().getName());
-    if ("Delete".equals(policy)) {
-      res.delete();
-      return UpdateControl.noUpdate();
-    }
-    if ("DeleteForeground".equals(policy)) {
-      res.withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
-      return UpdateControl.noUpdate();
-    }
-    String name = st.getSandbox() != null && st.getSandbox().getName() != null ? st.getSandbox().getName() : claim.getMetadata().getName();
-    Sandbox sb = client.resources(Sandbox.class).inNamespace(ns).withName(name).get();
-    if (sb != null && Ownership.controlledBy(sb, claim)) {
-      client.resources(Sandbox.class).inNamespace(ns).withName(name).delete();
-      sb = null;
-    }
-    if (sb == null) st.setSandbox(null);
-    writeStatus(ctx, claim, st);
-    return UpdateControl.noUpdate();
-  }
 
-  // ---- writes ------------------------------------------------------------------------------
-
-  private void writeStatus(Context<SandboxClaim> ctx, SandboxClaim claim, SandboxClaim.Status st) {
-    SandboxClaim.Status current = written.current(claim, claim.getStatus());
-    SandboxClaim.Status old = current == null ? new SandboxClaim.Status() : current;
-    if (st.equals(old)) return;
-    Map<String, Object> s = new LinkedHashMap<>();
-    s.put("conditions", st.getConditions());
-    if (st.getSandbox() != null) s.put("sandbox", st.getSandbox());
-    try {
-      written.wrote(claim, Kube.patchStatus(ctx.getClient(), claim, new JsonPatch().add("/status", s)), st);
-    } catch (KubernetesClientException e) {
-      if (!Kube.notFound(e)) throw e;
+    /**
+     * The oldest Ready member from the ledger, adopted by one patch guarded by its resourceVersion.
+     * A lost race moves on to the next member at once (no backoff); null when the pool has none.
+     */
+    private Sandbox tryAdopt(KubernetesClient client, SandboxClaim claim, SandboxWarmPool pool, SandboxTemplate tpl) {
+        for (int tries = 0; tries < MAX_ADOPTION_TRIES; tries++) {
+            Sandbox member = ledger.take(
+                    pool.getMetadata().getNamespace(),
+                    pool.getMetadata().getName(),
+                    sb -> WarmMembers.adoptable(sb, pool, tpl));
+            if (member == null) return null;
+            Sandbox done;
+            try {
+                done = completeAdoption(client, claim, member, tpl);
+            } catch (RuntimeException e) {
+                ledger.lost(member);
+                throw e;
+            }
+            if (done != null) {
+                ledger.adopted(member);
+                return done;
+            }
+            ledger.lost(member);
+        }
+        throw new ClaimError(
+                "SandboxAdoptionPending", "lost " + MAX_ADOPTION_TRIES + " adoption races in a row; retrying", false);
     }
-  }
 
-  private static void setClaimAnnotation(KubernetesClient client, SandboxClaim claim, String key, String value) {
-    JsonPatch p = new JsonPatch().mapEntry("/metadata/annotations", claim.getMetadata().getAnnotations(), key, value);
-    if (p.isEmpty()) return;
-    Kube.patch(client, claim, p);
-    Map<String, String> local = claim.getMetadata().getAnnotations() == null ? new LinkedHashMap<>()
-        : new LinkedHashMap<>(claim.getMetadata().getAnnotations());
-    if (value == null) local.remove(key);
-    else local.put(key, value);
-    claim.getMetadata().setAnnotations(local);
-  }
+    /** One JSON patch guarded by the member's resourceVersion: exactly one claim can win it. */
+    private Sandbox completeAdoption(KubernetesClient client, SandboxClaim claim, Sandbox member, SandboxTemplate tpl) {
+        Sandbox want = ClaimSandboxes.adopted(member, claim, tpl);
+        JsonPatch p = new JsonPatch()
+                .test("/metadata/resourceVersion", member.getMetadata().getResourceVersion())
+                .add("/metadata/labels", want.getMetadata().getLabels())
+                .add("/metadata/annotations", want.getMetadata().getAnnotations())
+                .add("/metadata/ownerReferences", want.getMetadata().getOwnerReferences())
+                .add(
+                        "/spec/podTemplate/metadata",
+                        want.getSpec().getPodTemplate().getMetadata());
+        try {
+            Sandbox done = Kube.patch(client, member, p);
+            sandboxes.handleRecentResourceUpdate(ResourceID.fromResource(done), done, member);
+            recordBind(claim, warmBind);
+            LOG.atInfo()
+                    .addKeyValue(
+                            "claim",
+                            claim.getMetadata().getNamespace() + "/"
+                                    + claim.getMetadata().getName())
+                    .addKeyValue("sandbox", member.getMetadata().getName())
+                    .addKeyValue("launchType", "warm")
+                    .log("SandboxAdopted: adopted warm pool Sandbox");
+            return done;
+        } catch (KubernetesClientException e) {
+            // 409/422: another writer changed it first (the resourceVersion test failed); 404: gone.
+            // Anything else may have been applied: the next pass finds the Sandbox if we now control it.
+            if (!Kube.conflict(e) && !Kube.notFound(e) && e.getCode() != 422) throw e;
+            LOG.atDebug()
+                    .addKeyValue("sandbox", member.getMetadata().getName())
+                    .log("adoption lost: {}", Kube.message(e));
+            return null;
+        }
+    }
 
-  private static String annotation(SandboxClaim c, String key) {
-    return c.getMetadata().getAnnotations() == null ? null : c.getMetadata().getAnnotations().get(key);
-  }
+    /** First-observed to bound (creationTimestamp has only second resolution). */
+    private void recordBind(SandboxClaim claim, Timer timer) {
+        Instant seen = firstSeen.remove(claim.getMetadata().getUid());
+        if (seen != null) timer.record(Duration.between(seen, clock.instant()).abs());
+    }
+
+    // ---- expiry (§5.7) -----------------------------------------------------------------------
+
+    static Instant expireAt(SandboxClaim claim, SandboxClaim.Status st) {
+        var lc = claim.getSpec().getLifecycle();
+        if (lc == null) return null;
+        Instant at = Expiry.parse(lc.getShutdownTime());
+        if (lc.getTtlSecondsAfterFinished() != null) {
+            Condition f = Conds.find(st.getConditions(), SandboxConditions.FINISHED);
+            if (f != null && "True".equals(f.getStatus()) && f.getLastTransitionTime() != null) {
+                Instant ttl = Expiry.parse(f.getLastTransitionTime()).plusSeconds(lc.getTtlSecondsAfterFinished());
+                at = at == null || ttl.isBefore(at) ? ttl : at;
+            }
+        }
+        return at;
+    }
+
+    private UpdateControl<SandboxClaim> expire(
+            SandboxClaim claim, SandboxClaim.Status st, Context<SandboxClaim> ctx, Instant now) {
+        KubernetesClient client = ctx.getClient();
+        Long gen = claim.getMetadata().getGeneration();
+        String ns = claim.getMetadata().getNamespace();
+        Condition ready = Conds.find(st.getConditions(), SandboxConditions.READY);
+        if (ready == null || !"ClaimExpired".equals(ready.getReason())) {
+            Conditions.set(
+                    st.getConditions(),
+                    Conditions.of(
+                            SandboxConditions.READY,
+                            Conditions.FALSE,
+                            "ClaimExpired",
+                            "Claim expired. Sandbox cleanup initiated.",
+                            gen),
+                    now);
+            writeStatus(ctx, claim, st);
+            LOG.atInfo()
+                    .addKeyValue("claim", ns + "/" + claim.getMetadata().getName())
+                    .log("ClaimExpired");
+            return UpdateControl.<SandboxClaim>noUpdate().rescheduleAfter(Duration.ofMillis(1));
+        }
+        String policy = claim.getSpec().getLifecycle().getShutdownPolicy();
+        var res = client.resources(SandboxClaim.class)
+                .inNamespace(ns)
+                .withName(claim.getMetadata().getName());
+        if ("Delete".equals(policy)) {
+            res.delete();
+            return UpdateControl.noUpdate();
+        }
+        if ("DeleteForeground".equals(policy)) {
+            res.withPropagationPolicy(DeletionPropagation.FOREGROUND).delete();
+            return UpdateControl.noUpdate();
+        }
+        String name = st.getSandbox() != null && st.getSandbox().getName() != null
+                ? st.getSandbox().getName()
+                : claim.getMetadata().getName();
+        Sandbox sb =
+                client.resources(Sandbox.class).inNamespace(ns).withName(name).get();
+        if (sb != null && Ownership.controlledBy(sb, claim)) {
+            client.resources(Sandbox.class).inNamespace(ns).withName(name).delete();
+            sb = null;
+        }
+        if (sb == null) st.setSandbox(null);
+        writeStatus(ctx, claim, st);
+        return UpdateControl.noUpdate();
+    }
+
+    // ---- writes ------------------------------------------------------------------------------
+
+    private void writeStatus(Context<SandboxClaim> ctx, SandboxClaim claim, SandboxClaim.Status st) {
+        SandboxClaim.Status current = written.current(claim, claim.getStatus());
+        SandboxClaim.Status old = current == null ? new SandboxClaim.Status() : current;
+        if (st.equals(old)) return;
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("conditions", st.getConditions());
+        if (st.getSandbox() != null) s.put("sandbox", st.getSandbox());
+        try {
+            written.wrote(claim, Kube.patchStatus(ctx.getClient(), claim, new JsonPatch().add("/status", s)), st);
+        } catch (KubernetesClientException e) {
+            if (!Kube.notFound(e)) throw e;
+        }
+    }
+
+    private static void setClaimAnnotation(KubernetesClient client, SandboxClaim claim, String key, String value) {
+        JsonPatch p = new JsonPatch()
+                .mapEntry("/metadata/annotations", claim.getMetadata().getAnnotations(), key, value);
+        if (p.isEmpty()) return;
+        Kube.patch(client, claim, p);
+        Map<String, String> local = claim.getMetadata().getAnnotations() == null
+                ? new LinkedHashMap<>()
+                : new LinkedHashMap<>(claim.getMetadata().getAnnotations());
+        if (value == null) local.remove(key);
+        else local.put(key, value);
+        claim.getMetadata().setAnnotations(local);
+    }
+
+    private static String annotation(SandboxClaim c, String key) {
+        return c.getMetadata().getAnnotations() == null
+                ? null
+                : c.getMetadata().getAnnotations().get(key);
+    }
 }

@@ -23,60 +23,79 @@ import org.slf4j.LoggerFactory;
 
 /** Labels a template with its ref hash and manages its NetworkPolicy (reference §3). */
 public class SandboxTemplateReconciler implements Reconciler<SandboxTemplate> {
-  private static final Logger LOG = LoggerFactory.getLogger(SandboxTemplateReconciler.class);
+    private static final Logger LOG = LoggerFactory.getLogger(SandboxTemplateReconciler.class);
 
-  @Override
-  public List<EventSource<?, SandboxTemplate>> prepareEventSources(EventSourceContext<SandboxTemplate> ctx) {
-    return List.of(new InformerEventSource<>(InformerEventSourceConfiguration.from(NetworkPolicy.class, SandboxTemplate.class)
-        .withName("template-networkpolicies")
-        .withSecondaryToPrimaryMapper(new OwnerOrSameNameMapper<>(Keys.EXT_GROUP, SandboxTemplate.KIND, false))
-        .build(), ctx));
-  }
-
-  @Override
-  public UpdateControl<SandboxTemplate> reconcile(SandboxTemplate t, Context<SandboxTemplate> ctx) {
-    if (t.getMetadata().getDeletionTimestamp() != null) return UpdateControl.noUpdate();
-    KubernetesClient client = ctx.getClient();
-    String ns = t.getMetadata().getNamespace();
-    String hash = NameHash.of(t.getMetadata().getName());
-    JsonPatch label = new JsonPatch().mapEntry("/metadata/labels", t.getMetadata().getLabels(), Keys.TEMPLATE_REF_HASH, hash);
-    if (!label.isEmpty()) {
-      Kube.patch(client, t, label);
+    @Override
+    public List<EventSource<?, SandboxTemplate>> prepareEventSources(EventSourceContext<SandboxTemplate> ctx) {
+        return List.of(new InformerEventSource<>(
+                InformerEventSourceConfiguration.from(NetworkPolicy.class, SandboxTemplate.class)
+                        .withName("template-networkpolicies")
+                        .withSecondaryToPrimaryMapper(
+                                new OwnerOrSameNameMapper<>(Keys.EXT_GROUP, SandboxTemplate.KIND, false))
+                        .build(),
+                ctx));
     }
 
-    String npName = DesiredNetworkPolicy.name(t.getMetadata().getName());
-    var res = client.network().v1().networkPolicies().inNamespace(ns).withName(npName);
-    NetworkPolicy have = res.get();
-    OwnerReference ctl = have == null ? null : Ownership.controllerOf(have);
-    boolean owned = ctl != null && ctl.getUid().equals(t.getMetadata().getUid());
-    if (t.getSpec().unmanaged()) {
-      if (owned) {
-        res.delete();
-        LOG.atInfo().addKeyValue("template", ns + "/" + t.getMetadata().getName()).log("Unmanaged: deleted our NetworkPolicy");
-      }
-      return UpdateControl.noUpdate();
+    @Override
+    public UpdateControl<SandboxTemplate> reconcile(SandboxTemplate t, Context<SandboxTemplate> ctx) {
+        if (t.getMetadata().getDeletionTimestamp() != null) return UpdateControl.noUpdate();
+        KubernetesClient client = ctx.getClient();
+        String ns = t.getMetadata().getNamespace();
+        String hash = NameHash.of(t.getMetadata().getName());
+        JsonPatch label =
+                new JsonPatch().mapEntry("/metadata/labels", t.getMetadata().getLabels(), Keys.TEMPLATE_REF_HASH, hash);
+        if (!label.isEmpty()) {
+            Kube.patch(client, t, label);
+        }
+
+        String npName = DesiredNetworkPolicy.name(t.getMetadata().getName());
+        var res = client.network().v1().networkPolicies().inNamespace(ns).withName(npName);
+        NetworkPolicy have = res.get();
+        OwnerReference ctl = have == null ? null : Ownership.controllerOf(have);
+        boolean owned = ctl != null && ctl.getUid().equals(t.getMetadata().getUid());
+        if (t.getSpec().unmanaged()) {
+            if (owned) {
+                res.delete();
+                LOG.atInfo()
+                        .addKeyValue("template", ns + "/" + t.getMetadata().getName())
+                        .log("Unmanaged: deleted our NetworkPolicy");
+            }
+            return UpdateControl.noUpdate();
+        }
+        NetworkPolicy want = DesiredNetworkPolicy.build(t);
+        if (have == null) {
+            try {
+                client.network()
+                        .v1()
+                        .networkPolicies()
+                        .inNamespace(ns)
+                        .resource(want)
+                        .create();
+                LOG.atInfo()
+                        .addKeyValue("template", ns + "/" + t.getMetadata().getName())
+                        .addKeyValue("networkPolicy", npName)
+                        .log("created NetworkPolicy");
+            } catch (KubernetesClientException e) {
+                if (!Kube.conflict(e)) throw e;
+                throw new ReconcileException("NetworkPolicy \"" + npName + "\" appeared concurrently; retrying");
+            }
+            return UpdateControl.noUpdate();
+        }
+        if (!owned) {
+            throw new ReconcileException(
+                    "refusing to update NetworkPolicy \"" + npName + "\": it is not controlled by SandboxTemplate \""
+                            + t.getMetadata().getName() + "\"");
+        }
+        if (!want.getSpec().equals(have.getSpec())) {
+            have.setSpec(want.getSpec());
+            client.network()
+                    .v1()
+                    .networkPolicies()
+                    .inNamespace(ns)
+                    .resource(have)
+                    .update();
+            LOG.atInfo().addKeyValue("networkPolicy", ns + "/" + npName).log("repaired NetworkPolicy drift");
+        }
+        return UpdateControl.noUpdate();
     }
-    NetworkPolicy want = DesiredNetworkPolicy.build(t);
-    if (have == null) {
-      try {
-        client.network().v1().networkPolicies().inNamespace(ns).resource(want).create();
-        LOG.atInfo().addKeyValue("template", ns + "/" + t.getMetadata().getName()).addKeyValue("networkPolicy", npName)
-            .log("created NetworkPolicy");
-      } catch (KubernetesClientException e) {
-        if (!Kube.conflict(e)) throw e;
-        throw new ReconcileException("NetworkPolicy \"" + npName + "\" appeared concurrently; retrying");
-      }
-      return UpdateControl.noUpdate();
-    }
-    if (!owned) {
-      throw new ReconcileException("refusing to update NetworkPolicy \"" + npName + "\": it is not controlled by SandboxTemplate \""
-          + t.getMetadata().getName() + "\"");
-    }
-    if (!want.getSpec().equals(have.getSpec())) {
-      have.setSpec(want.getSpec());
-      client.network().v1().networkPolicies().inNamespace(ns).resource(have).update();
-      LOG.atInfo().addKeyValue("networkPolicy", ns + "/" + npName).log("repaired NetworkPolicy drift");
-    }
-    return UpdateControl.noUpdate();
-  }
 }

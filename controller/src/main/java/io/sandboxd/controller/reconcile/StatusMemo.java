@@ -19,33 +19,33 @@ import java.util.concurrent.ConcurrentHashMap;
  * a claim's ttlSecondsAfterFinished needs: ClaimLifecycleIT.)
  */
 final class StatusMemo<S> {
-  private record Written<S>(Set<String> olderVersions, String resultVersion, S status) {}
+    private record Written<S>(Set<String> olderVersions, String resultVersion, S status) {}
 
-  private final Map<String, Written<S>> written = new ConcurrentHashMap<>();
+    private final Map<String, Written<S>> written = new ConcurrentHashMap<>();
 
-  /** The status to start from: what we last wrote, while the cache is older than that write. */
-  S current(HasMetadata obj, S cached) {
-    String uid = obj.getMetadata().getUid();
-    Written<S> w = uid == null ? null : written.get(uid);
-    if (w == null) return cached;
-    if (w.olderVersions().contains(obj.getMetadata().getResourceVersion())) return w.status();
-    written.remove(uid, w);
-    return cached;
-  }
-
-  /** We wrote {@code status} over {@code read} (the version we reconciled); the write made {@code result}. */
-  void wrote(HasMetadata read, HasMetadata result, S status) {
-    String uid = read.getMetadata().getUid();
-    if (uid == null) return;
-    Set<String> older = new HashSet<>();
-    older.add(read.getMetadata().getResourceVersion());
-    Written<S> before = written.get(uid);
-    if (before != null && before.olderVersions().contains(read.getMetadata().getResourceVersion())) {
-      // The cache had not caught up with the earlier write either: it, too, is older than this one.
-      older.addAll(before.olderVersions());
-      older.add(before.resultVersion());
+    /** The status to start from: what we last wrote, while the cache is older than that write. */
+    S current(HasMetadata obj, S cached) {
+        String uid = obj.getMetadata().getUid();
+        Written<S> w = uid == null ? null : written.get(uid);
+        if (w == null) return cached;
+        if (w.olderVersions().contains(obj.getMetadata().getResourceVersion())) return w.status();
+        written.remove(uid, w);
+        return cached;
     }
-    older.remove(result.getMetadata().getResourceVersion());
-    written.put(uid, new Written<>(Set.copyOf(older), result.getMetadata().getResourceVersion(), status));
-  }
+
+    /** We wrote {@code status} over {@code read} (the version we reconciled); the write made {@code result}. */
+    void wrote(HasMetadata read, HasMetadata result, S status) {
+        String uid = read.getMetadata().getUid();
+        if (uid == null) return;
+        Set<String> older = new HashSet<>();
+        older.add(read.getMetadata().getResourceVersion());
+        Written<S> before = written.get(uid);
+        if (before != null && before.olderVersions().contains(read.getMetadata().getResourceVersion())) {
+            // The cache had not caught up with the earlier write either: it, too, is older than this one.
+            older.addAll(before.olderVersions());
+            older.add(before.resultVersion());
+        }
+        older.remove(result.getMetadata().getResourceVersion());
+        written.put(uid, new Written<>(Set.copyOf(older), result.getMetadata().getResourceVersion(), status));
+    }
 }

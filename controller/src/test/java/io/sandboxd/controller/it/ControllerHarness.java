@@ -18,102 +18,132 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /** One controller + fake kubelet on one mock API server, shared by a test class. */
 final class ControllerHarness implements AutoCloseable {
-  private static final AtomicInteger NS = new AtomicInteger();
-  // The mock server logs every request at INFO through JUL; that drowns the controller's own logs.
-  private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+    private static final AtomicInteger NS = new AtomicInteger();
+    // The mock server logs every request at INFO through JUL; that drowns the controller's own logs.
+    private static final java.util.logging.Logger MOCK_LOG =
+            java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
 
-  static {
-    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
-  }
-
-  /** Tuned for the mock (more connections, longer timeouts); tests use it instead of the injected one. */
-  final KubernetesClient client;
-  final KubernetesClient operatorClient;
-  final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-  final Operator operator;
-  final FakeKubelet kubelet;
-
-  final io.fabric8.kubernetes.client.server.mock.KubernetesMockServer server;
-
-  /**
-   * Owns its CRUD mock server rather than using the JUnit extension: after a heavy test the
-   * single-threaded server can take longer to drain than the extension's shutdown timeout.
-   */
-  ControllerHarness() {
-    this(new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher());
-  }
-
-  /** With a given CRUD dispatcher, e.g. one that records requests. */
-  ControllerHarness(io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher dispatcher) {
-    server = new io.fabric8.kubernetes.client.server.mock.KubernetesMockServer(new io.fabric8.mockwebserver.Context(),
-        new io.fabric8.mockwebserver.MockWebServer(), new java.util.HashMap<>(), dispatcher, true);
-    server.init();
-    KubernetesClient injected = server.createClient();
-    this.client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-        .withConfig(Controllers.tunedForMock(injected.getConfiguration())).build();
-    this.kubelet = new FakeKubelet(client);
-    this.operatorClient = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-        .withConfig(Controllers.tunedForMock(injected.getConfiguration())).build();
-    this.operator = Controllers.build(operatorClient, new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC()), registry, null);
-    operator.start();
-  }
-
-  static String namespace(String prefix) {
-    return prefix + "-" + NS.incrementAndGet();
-  }
-
-  static Sandbox sandbox(String ns, String name) {
-    Sandbox sb = new Sandbox();
-    sb.getMetadata().setName(name);
-    sb.getMetadata().setNamespace(ns);
-    SandboxSpec spec = new SandboxSpec();
-    PodTemplateSpec tpl = new PodTemplateSpec();
-    tpl.setSpec(new PodSpecBuilder().withContainers(new ContainerBuilder().withName("main").withImage("sandboxd:test")
-        .withPorts(new ContainerPortBuilder().withName("http").withContainerPort(8080).build(),
-            new ContainerPortBuilder().withContainerPort(9090).build())
-        .build()).build());
-    spec.setPodTemplate(tpl);
-    sb.setSpec(spec);
-    return sb;
-  }
-
-  /** Sets one spec field with a JSON patch: no resourceVersion, so no 409 race with the controller. */
-  void patchSandboxSpec(String ns, String name, String field, Object value) {
-    String v = value instanceof String ? "\"" + value + "\"" : String.valueOf(value);
-    client.resources(Sandbox.class).inNamespace(ns).withName(name).patch(
-        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
-        "[{\"op\":\"add\",\"path\":\"/spec/" + field + "\",\"value\":" + v + "}]");
-  }
-
-  Sandbox get(String ns, String name) {
-    return client.resources(Sandbox.class).inNamespace(ns).withName(name).get();
-  }
-
-  Condition condition(String ns, String name, String type) {
-    Sandbox sb = get(ns, name);
-    return sb == null || sb.getStatus() == null ? null : Conds.find(sb.getStatus().getConditions(), type);
-  }
-
-  boolean hasCondition(String ns, String name, String type, String status, String reason) {
-    Condition c = condition(ns, name, type);
-    return c != null && status.equals(c.getStatus()) && reason.equals(c.getReason());
-  }
-
-  double reconcilesStarted(String kind) {
-    var c = registry.find("sandboxd_controller_reconcile_started").tag("kind", kind).counter();
-    return c == null ? 0 : c.count();
-  }
-
-  @Override
-  public void close() {
-    operator.stop();
-    kubelet.close();
-    operatorClient.close();
-    client.close();
-    try {
-      server.destroy();
-    } catch (IllegalStateException e) {
-      // still draining queued work; the JVM exit reclaims it
+    static {
+        MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
     }
-  }
+
+    /** Tuned for the mock (more connections, longer timeouts); tests use it instead of the injected one. */
+    final KubernetesClient client;
+
+    final KubernetesClient operatorClient;
+    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    final Operator operator;
+    final FakeKubelet kubelet;
+
+    final io.fabric8.kubernetes.client.server.mock.KubernetesMockServer server;
+
+    /**
+     * Owns its CRUD mock server rather than using the JUnit extension: after a heavy test the
+     * single-threaded server can take longer to drain than the extension's shutdown timeout.
+     */
+    ControllerHarness() {
+        this(new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher());
+    }
+
+    /** With a given CRUD dispatcher, e.g. one that records requests. */
+    ControllerHarness(io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher dispatcher) {
+        server = new io.fabric8.kubernetes.client.server.mock.KubernetesMockServer(
+                new io.fabric8.mockwebserver.Context(),
+                new io.fabric8.mockwebserver.MockWebServer(),
+                new java.util.HashMap<>(),
+                dispatcher,
+                true);
+        server.init();
+        KubernetesClient injected = server.createClient();
+        this.client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                .withConfig(Controllers.tunedForMock(injected.getConfiguration()))
+                .build();
+        this.kubelet = new FakeKubelet(client);
+        this.operatorClient = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                .withConfig(Controllers.tunedForMock(injected.getConfiguration()))
+                .build();
+        this.operator = Controllers.build(
+                operatorClient,
+                new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC()),
+                registry,
+                null);
+        operator.start();
+    }
+
+    static String namespace(String prefix) {
+        return prefix + "-" + NS.incrementAndGet();
+    }
+
+    static Sandbox sandbox(String ns, String name) {
+        Sandbox sb = new Sandbox();
+        sb.getMetadata().setName(name);
+        sb.getMetadata().setNamespace(ns);
+        SandboxSpec spec = new SandboxSpec();
+        PodTemplateSpec tpl = new PodTemplateSpec();
+        tpl.setSpec(new PodSpecBuilder()
+                .withContainers(new ContainerBuilder()
+                        .withName("main")
+                        .withImage("sandboxd:test")
+                        .withPorts(
+                                new ContainerPortBuilder()
+                                        .withName("http")
+                                        .withContainerPort(8080)
+                                        .build(),
+                                new ContainerPortBuilder()
+                                        .withContainerPort(9090)
+                                        .build())
+                        .build())
+                .build());
+        spec.setPodTemplate(tpl);
+        sb.setSpec(spec);
+        return sb;
+    }
+
+    /** Sets one spec field with a JSON patch: no resourceVersion, so no 409 race with the controller. */
+    void patchSandboxSpec(String ns, String name, String field, Object value) {
+        String v = value instanceof String ? "\"" + value + "\"" : String.valueOf(value);
+        client.resources(Sandbox.class)
+                .inNamespace(ns)
+                .withName(name)
+                .patch(
+                        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+                        "[{\"op\":\"add\",\"path\":\"/spec/" + field + "\",\"value\":" + v + "}]");
+    }
+
+    Sandbox get(String ns, String name) {
+        return client.resources(Sandbox.class).inNamespace(ns).withName(name).get();
+    }
+
+    Condition condition(String ns, String name, String type) {
+        Sandbox sb = get(ns, name);
+        return sb == null || sb.getStatus() == null
+                ? null
+                : Conds.find(sb.getStatus().getConditions(), type);
+    }
+
+    boolean hasCondition(String ns, String name, String type, String status, String reason) {
+        Condition c = condition(ns, name, type);
+        return c != null && status.equals(c.getStatus()) && reason.equals(c.getReason());
+    }
+
+    double reconcilesStarted(String kind) {
+        var c = registry.find("sandboxd_controller_reconcile_started")
+                .tag("kind", kind)
+                .counter();
+        return c == null ? 0 : c.count();
+    }
+
+    @Override
+    public void close() {
+        operator.stop();
+        kubelet.close();
+        operatorClient.close();
+        client.close();
+        try {
+            server.destroy();
+        } catch (IllegalStateException e) {
+            // still draining queued work; the JVM exit reclaims it
+        }
+    }
 }

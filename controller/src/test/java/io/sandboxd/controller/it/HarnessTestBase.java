@@ -9,17 +9,17 @@ import org.junit.jupiter.api.BeforeAll;
  * one after another, so the statics are only ever the current class's harness.
  */
 abstract class HarnessTestBase {
-  static KubernetesClient client;
-  static ControllerHarness h;
+    static KubernetesClient client;
+    static ControllerHarness h;
 
-  @BeforeAll
-  static void startHarness() {
-    h = new ControllerHarness();
-    client = h.client;
-  }
+    @BeforeAll
+    static void startHarness() {
+        h = new ControllerHarness();
+        client = h.client;
+    }
 
-  @AfterAll
-  static void stopHarness() {
-    h.close();
-  }
+    @AfterAll
+    static void stopHarness() {
+        h.close();
+    }
 }

@@ -19,39 +19,48 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 @EnabledIfSystemProperty(named = "sandboxd.perf", matches = "true")
 @EnableKubernetesMockClient(crud = true)
 class IdleRssPerfIT {
-  static KubernetesMockServer server;
-  static KubernetesClient client;
+    static KubernetesMockServer server;
+    static KubernetesClient client;
 
-  @Test
-  void idleRss() throws Exception {
-    Path jar = Path.of(System.getProperty("controller.dir", "."), "target", "sandboxd-controller.jar");
-    assertThat(jar).exists();
-    Path log = Files.createTempFile("controller", ".log");
-    ProcessBuilder pb = new ProcessBuilder(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC", "-Xss512k",
-        "-jar", jar.toString(), "--no-leader-elect", "--metrics-bind-address=127.0.0.1:0"));
-    pb.environment().put("KUBERNETES_MASTER", client.getMasterUrl().toString());
-    pb.environment().put("KUBERNETES_TRUST_CERTIFICATES", "true");
-    pb.environment().put("KUBERNETES_NAMESPACE", "default");
-    pb.redirectErrorStream(true).redirectOutput(log.toFile());
-    Process p = pb.start();
-    try {
-      Await.until("controller started", () -> {
+    @Test
+    void idleRss() throws Exception {
+        Path jar = Path.of(System.getProperty("controller.dir", "."), "target", "sandboxd-controller.jar");
+        assertThat(jar).exists();
+        Path log = Files.createTempFile("controller", ".log");
+        ProcessBuilder pb = new ProcessBuilder(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:+UseSerialGC",
+                "-Xss512k",
+                "-jar",
+                jar.toString(),
+                "--no-leader-elect",
+                "--metrics-bind-address=127.0.0.1:0"));
+        pb.environment().put("KUBERNETES_MASTER", client.getMasterUrl().toString());
+        pb.environment().put("KUBERNETES_TRUST_CERTIFICATES", "true");
+        pb.environment().put("KUBERNETES_NAMESPACE", "default");
+        pb.redirectErrorStream(true).redirectOutput(log.toFile());
+        Process p = pb.start();
         try {
-          return Files.readString(log).contains("controller started");
-        } catch (Exception e) {
-          return false;
+            Await.until("controller started", () -> {
+                try {
+                    return Files.readString(log).contains("controller started");
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            Thread.sleep(15_000);
+            long rssKb = Files.readAllLines(Path.of("/proc/" + p.pid() + "/status")).stream()
+                    .filter(l -> l.startsWith("VmRSS:"))
+                    .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")))
+                    .findFirst()
+                    .orElse(-1L);
+            System.out.printf(
+                    "IDLE_RSS: %d MiB (VmRSS %d kB) after 15 s idle, -XX:+UseSerialGC, jar %d MB%n",
+                    rssKb / 1024, rssKb, new File(jar.toString()).length() / 1_000_000);
+            assertThat(p.isAlive()).as(Files.readString(log)).isTrue();
+        } finally {
+            p.destroy();
+            p.waitFor();
         }
-      });
-      Thread.sleep(15_000);
-      long rssKb = Files.readAllLines(Path.of("/proc/" + p.pid() + "/status")).stream()
-          .filter(l -> l.startsWith("VmRSS:")).map(l -> Long.parseLong(l.replaceAll("[^0-9]", ""))).findFirst().orElse(-1L);
-      System.out.printf("IDLE_RSS: %d MiB (VmRSS %d kB) after 15 s idle, -XX:+UseSerialGC, jar %d MB%n",
-          rssKb / 1024, rssKb, new File(jar.toString()).length() / 1_000_000);
-      assertThat(p.isAlive()).as(Files.readString(log)).isTrue();
-    } finally {
-      p.destroy();
-      p.waitFor();
     }
-  }
 }

@@ -15,32 +15,38 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * would just echo the request back without a status.
  */
 final class RecordingCrudDispatcher extends KubernetesCrudDispatcher {
-  record Delete(String path, String body) {}
+    record Delete(String path, String body) {}
 
-  final Queue<Delete> deletes = new ConcurrentLinkedQueue<>();
+    final Queue<Delete> deletes = new ConcurrentLinkedQueue<>();
 
-  @Override
-  public MockResponse dispatch(RecordedRequest request) {
-    String path = request.getPath();
-    if ("DELETE".equals(request.getMethod())) {
-      deletes.add(new Delete(path, request.getUtf8Body()));
-    }
-    if ("POST".equals(request.getMethod()) && path.startsWith("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")) {
-      return new MockResponse().setResponseCode(201).setHeader("Content-Type", "application/json").setBody("""
+    @Override
+    public MockResponse dispatch(RecordedRequest request) {
+        String path = request.getPath();
+        if ("DELETE".equals(request.getMethod())) {
+            deletes.add(new Delete(path, request.getUtf8Body()));
+        }
+        if ("POST".equals(request.getMethod())
+                && path.startsWith("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")) {
+            return new MockResponse()
+                    .setResponseCode(201)
+                    .setHeader("Content-Type", "application/json")
+                    .setBody("""
           {"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{},
            "status":{"incomplete":false,"nonResourceRules":[],"resourceRules":[
              {"apiGroups":["coordination.k8s.io"],"resources":["leases"],"verbs":["get","create","update"]}]}}""");
+        }
+        return super.dispatch(request);
     }
-    return super.dispatch(request);
-  }
 
-  /** DELETE requests whose path ends with {@code /<plural>/<name>} in the namespace. */
-  List<Delete> deletesOf(String ns, String plural, String name) {
-    String suffix = "/namespaces/" + ns + "/" + plural + "/" + name;
-    return deletes.stream().filter(d -> {
-      String p = d.path();
-      int q = p.indexOf('?');
-      return (q < 0 ? p : p.substring(0, q)).endsWith(suffix);
-    }).toList();
-  }
+    /** DELETE requests whose path ends with {@code /<plural>/<name>} in the namespace. */
+    List<Delete> deletesOf(String ns, String plural, String name) {
+        String suffix = "/namespaces/" + ns + "/" + plural + "/" + name;
+        return deletes.stream()
+                .filter(d -> {
+                    String p = d.path();
+                    int q = p.indexOf('?');
+                    return (q < 0 ? p : p.substring(0, q)).endsWith(suffix);
+                })
+                .toList();
+    }
 }

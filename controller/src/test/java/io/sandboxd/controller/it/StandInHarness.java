@@ -19,29 +19,39 @@ import java.time.Duration;
  * for tests at the scale of a burst, with every request recorded at the API boundary.
  */
 final class StandInHarness implements AutoCloseable {
-  final ObjectStore store = new ObjectStore();
-  final ApiStandIn api;
-  final StandInKubelet kubelet;
-  final KubernetesClient client;
-  final Operator operator;
-  final ReconcileWorkers workers = Controllers.workers(ControllerOptions.Workers.defaults());
+    final ObjectStore store = new ObjectStore();
+    final ApiStandIn api;
+    final StandInKubelet kubelet;
+    final KubernetesClient client;
+    final Operator operator;
+    final ReconcileWorkers workers = Controllers.workers(ControllerOptions.Workers.defaults());
 
-  StandInHarness() throws Exception {
-    api = new ApiStandIn(store);
-    kubelet = new StandInKubelet(store, Duration.ZERO);
-    client = new KubernetesClientBuilder().withConfig(Controllers.tuned(new ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
-        .withMasterUrl(api.url()).withNamespace("default").withOnlyHttpWatches(true)
-        .withRequestTimeout(60_000).withConnectionTimeout(60_000).build())).build();
-    operator = Controllers.build(client, new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC()),
-        new SimpleMeterRegistry(), null, workers);
-    operator.start();
-  }
+    StandInHarness() throws Exception {
+        api = new ApiStandIn(store);
+        kubelet = new StandInKubelet(store, Duration.ZERO);
+        client = new KubernetesClientBuilder()
+                .withConfig(Controllers.tuned(new ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
+                        .withMasterUrl(api.url())
+                        .withNamespace("default")
+                        .withOnlyHttpWatches(true)
+                        .withRequestTimeout(60_000)
+                        .withConnectionTimeout(60_000)
+                        .build()))
+                .build();
+        operator = Controllers.build(
+                client,
+                new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC()),
+                new SimpleMeterRegistry(),
+                null,
+                workers);
+        operator.start();
+    }
 
-  @Override
-  public void close() {
-    operator.stop();
-    client.close();
-    kubelet.close();
-    api.close();
-  }
+    @Override
+    public void close() {
+        operator.stop();
+        client.close();
+        kubelet.close();
+        api.close();
+    }
 }

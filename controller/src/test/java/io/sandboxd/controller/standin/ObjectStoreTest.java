@@ -15,118 +15,197 @@ import tools.jackson.databind.node.ObjectNode;
 
 /** The stand-in is a measuring instrument: its API semantics are tested like the code it measures. */
 class ObjectStoreTest {
-  final ObjectStore store = new ObjectStore();
-  final Kind sandboxes = store.kindOf("sandboxes");
-  final Kind pods = store.kindOf("pods");
+    final ObjectStore store = new ObjectStore();
+    final Kind sandboxes = store.kindOf("sandboxes");
+    final Kind pods = store.kindOf("pods");
 
-  static ObjectNode obj(String json) {
-    return (ObjectNode) ObjectStore.JSON.readTree(json);
-  }
-
-  static JsonNode patch(String json) {
-    return ObjectStore.JSON.readTree(json);
-  }
-
-  @Test
-  void createSetsServerFieldsAndDropsStatusOfStatusSubresourceKinds() {
-    JsonNode sb = store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\"},\"spec\":{\"x\":1},\"status\":{\"y\":2}}"));
-    assertThat(sb.path("metadata").path("uid").asString()).isNotEmpty();
-    assertThat(sb.path("metadata").path("namespace").asString()).isEqualTo("ns");
-    assertThat(sb.path("metadata").path("generation").asLong()).isEqualTo(1);
-    assertThat(sb.path("metadata").path("resourceVersion").asString()).isEqualTo("1");
-    assertThat(sb.path("apiVersion").asString()).isEqualTo("agents.x-k8s.io/v1beta1");
-    assertThat(sb.has("status")).isFalse();
-    assertThatThrownBy(() -> store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\"}}")))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code).isEqualTo(409));
-    JsonNode gen = store.create(pods, "ns", obj("{\"metadata\":{\"generateName\":\"p-\"}}"));
-    assertThat(gen.path("metadata").path("name").asString()).startsWith("p-").hasSize(7);
-    assertThat(gen.path("status").path("phase").asString()).isEqualTo("Pending");
-  }
-
-  @Test
-  void aFailedJsonPatchTestIs422AndAStaleResourceVersionOnPutIs409() {
-    store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\"}}"));
-    JsonNode ok = store.patch(sandboxes, "ns", "a", "application/json-patch+json",
-        patch("[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"1\"},{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"k\":\"v\"}}]"), false);
-    assertThat(ok.path("metadata").path("resourceVersion").asString()).isEqualTo("2");
-    assertThatThrownBy(() -> store.patch(sandboxes, "ns", "a", "application/json-patch+json",
-        patch("[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"1\"}]"), false))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code).isEqualTo(422));
-    assertThatThrownBy(() -> store.patch(sandboxes, "ns", "a", "application/json-patch+json",
-        patch("[{\"op\":\"add\",\"path\":\"/metadata/annotations/k\",\"value\":\"v\"}]"), false))
-        .as("a key under a missing map").isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code).isEqualTo(422));
-    assertThatThrownBy(() -> store.replace(sandboxes, "ns", "a", obj("{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"1\"}}"), false))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code).isEqualTo(409));
-    assertThatThrownBy(() -> store.get(sandboxes, "ns", "missing"))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code).isEqualTo(404));
-  }
-
-  @Test
-  void statusGoesOnlyThroughTheSubresourceAndOnlySpecChangesBumpTheGeneration() {
-    store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\"},\"spec\":{\"x\":1}}"));
-    JsonNode s = store.patch(sandboxes, "ns", "a", "application/json-patch+json",
-        patch("[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"ok\":true}},{\"op\":\"add\",\"path\":\"/spec/x\",\"value\":9}]"), true);
-    assertThat(s.path("status").path("ok").asBoolean()).isTrue();
-    assertThat(s.path("spec").path("x").asInt()).as("spec ignored on /status").isEqualTo(1);
-    assertThat(s.path("metadata").path("generation").asLong()).isEqualTo(1);
-    JsonNode m = store.patch(sandboxes, "ns", "a", "application/merge-patch+json",
-        patch("{\"status\":{\"ok\":false},\"spec\":{\"x\":2},\"metadata\":{\"labels\":{\"l\":\"1\"}}}"), false);
-    assertThat(m.path("status").path("ok").asBoolean()).as("status ignored on the main resource").isTrue();
-    assertThat(m.path("metadata").path("generation").asLong()).isEqualTo(2);
-    JsonNode l = store.patch(sandboxes, "ns", "a", "application/merge-patch+json", patch("{\"metadata\":{\"labels\":{\"l\":\"2\"}}}"), false);
-    assertThat(l.path("metadata").path("generation").asLong()).as("metadata only").isEqualTo(2);
-    JsonNode same = store.patch(sandboxes, "ns", "a", "application/merge-patch+json", patch("{\"metadata\":{\"labels\":{\"l\":\"2\"}}}"), false);
-    assertThat(same.path("metadata").path("resourceVersion")).as("a no-op write keeps the version").isEqualTo(l.path("metadata").path("resourceVersion"));
-  }
-
-  @Test
-  void watchesReplayFromAVersionAndFollowTheLabelSelector() throws Exception {
-    store.create(pods, "ns", obj("{\"metadata\":{\"name\":\"p\",\"labels\":{\"h\":\"1\"}}}"));
-    long after = store.resourceVersion();
-    store.patch(pods, "ns", "p", "application/merge-patch+json", patch("{\"metadata\":{\"labels\":{\"h\":null}}}"), false);
-    store.patch(pods, "ns", "p", "application/merge-patch+json", patch("{\"metadata\":{\"labels\":{\"h\":\"2\"}}}"), false);
-    store.create(pods, "other", obj("{\"metadata\":{\"name\":\"q\",\"labels\":{\"h\":\"1\"}}}"));
-    try (ObjectStore.Watch w = store.watch(pods, "ns", LabelSelector.parse("h"), null, after)) {
-      store.delete(pods, "ns", "p");
-      List<String> seen = new ArrayList<>();
-      for (Event e; (e = w.queue.poll()) != null; ) seen.add(e.type() + " " + e.name());
-      // unlabelled = left the selection (DELETED), relabelled = back (ADDED); the other namespace never seen
-      assertThat(seen).containsExactly("DELETED p", "ADDED p", "DELETED p");
+    static ObjectNode obj(String json) {
+        return (ObjectNode) ObjectStore.JSON.readTree(json);
     }
-    try (ObjectStore.Watch w = store.watch(pods, null, LabelSelector.parse(null), null, 0)) {
-      assertThat(w.queue.poll().name()).as("no version: the current objects as ADDED").isEqualTo("q");
+
+    static JsonNode patch(String json) {
+        return ObjectStore.JSON.readTree(json);
     }
-  }
 
-  @Test
-  void finalizersHoldADeletedObjectUntilTheyAreRemoved() {
-    store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\",\"finalizers\":[\"f\"]}}"));
-    JsonNode d = store.delete(sandboxes, "ns", "a");
-    assertThat(d.path("metadata").has("deletionTimestamp")).isTrue();
-    store.patch(sandboxes, "ns", "a", "application/json-patch+json", patch("[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]"), false);
-    assertThatThrownBy(() -> store.get(sandboxes, "ns", "a")).isInstanceOf(ApiException.class);
-  }
+    @Test
+    void createSetsServerFieldsAndDropsStatusOfStatusSubresourceKinds() {
+        JsonNode sb = store.create(
+                sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\"},\"spec\":{\"x\":1},\"status\":{\"y\":2}}"));
+        assertThat(sb.path("metadata").path("uid").asString()).isNotEmpty();
+        assertThat(sb.path("metadata").path("namespace").asString()).isEqualTo("ns");
+        assertThat(sb.path("metadata").path("generation").asLong()).isEqualTo(1);
+        assertThat(sb.path("metadata").path("resourceVersion").asString()).isEqualTo("1");
+        assertThat(sb.path("apiVersion").asString()).isEqualTo("agents.x-k8s.io/v1beta1");
+        assertThat(sb.has("status")).isFalse();
+        assertThatThrownBy(() -> store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\"}}")))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code).isEqualTo(409));
+        JsonNode gen = store.create(pods, "ns", obj("{\"metadata\":{\"generateName\":\"p-\"}}"));
+        assertThat(gen.path("metadata").path("name").asString())
+                .startsWith("p-")
+                .hasSize(7);
+        assertThat(gen.path("status").path("phase").asString()).isEqualTo("Pending");
+    }
 
-  @Test
-  void labelSelectors() {
-    Map<String, String> l = Map.of("a", "1", "b", "2");
-    assertThat(LabelSelector.parse("a").matches(l)).isTrue();
-    assertThat(LabelSelector.parse("!a").matches(l)).isFalse();
-    assertThat(LabelSelector.parse("a=1,b==2").matches(l)).isTrue();
-    assertThat(LabelSelector.parse("a!=1").matches(l)).isFalse();
-    assertThat(LabelSelector.parse("c!=1").matches(l)).isTrue();
-    assertThat(LabelSelector.parse("a in (3,1),b notin (5)").matches(l)).isTrue();
-    assertThat(LabelSelector.parse("a in (3)").matches(l)).isFalse();
-    assertThat(LabelSelector.parse("").matches(Map.of())).isTrue();
-  }
+    @Test
+    void aFailedJsonPatchTestIs422AndAStaleResourceVersionOnPutIs409() {
+        store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\"}}"));
+        JsonNode ok = store.patch(
+                sandboxes,
+                "ns",
+                "a",
+                "application/json-patch+json",
+                patch(
+                        "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"1\"},{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"k\":\"v\"}}]"),
+                false);
+        assertThat(ok.path("metadata").path("resourceVersion").asString()).isEqualTo("2");
+        assertThatThrownBy(() -> store.patch(
+                        sandboxes,
+                        "ns",
+                        "a",
+                        "application/json-patch+json",
+                        patch("[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"1\"}]"),
+                        false))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code).isEqualTo(422));
+        assertThatThrownBy(() -> store.patch(
+                        sandboxes,
+                        "ns",
+                        "a",
+                        "application/json-patch+json",
+                        patch("[{\"op\":\"add\",\"path\":\"/metadata/annotations/k\",\"value\":\"v\"}]"),
+                        false))
+                .as("a key under a missing map")
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code).isEqualTo(422));
+        assertThatThrownBy(() -> store.replace(
+                        sandboxes, "ns", "a", obj("{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"1\"}}"), false))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code).isEqualTo(409));
+        assertThatThrownBy(() -> store.get(sandboxes, "ns", "missing"))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code).isEqualTo(404));
+    }
 
-  @Test
-  void theRequestBodyNamesTheClaimThatBecomesController() {
-    JsonNode adoption = patch("[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"3\"},"
-        + "{\"op\":\"add\",\"path\":\"/metadata/ownerReferences\",\"value\":[{\"apiVersion\":\"extensions.agents.x-k8s.io/v1beta1\","
-        + "\"kind\":\"SandboxClaim\",\"name\":\"c-1\",\"uid\":\"u\",\"controller\":true}]}]");
-    assertThat(ApiStandIn.controllingClaim(adoption)).isEqualTo("c-1");
-    assertThat(ApiStandIn.controllingClaim(patch("{\"metadata\":{\"ownerReferences\":[{\"kind\":\"SandboxWarmPool\",\"name\":\"p\","
-        + "\"uid\":\"u\",\"controller\":true}]}}"))).isNull();
-  }
+    @Test
+    void statusGoesOnlyThroughTheSubresourceAndOnlySpecChangesBumpTheGeneration() {
+        store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\"},\"spec\":{\"x\":1}}"));
+        JsonNode s = store.patch(
+                sandboxes,
+                "ns",
+                "a",
+                "application/json-patch+json",
+                patch(
+                        "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"ok\":true}},{\"op\":\"add\",\"path\":\"/spec/x\",\"value\":9}]"),
+                true);
+        assertThat(s.path("status").path("ok").asBoolean()).isTrue();
+        assertThat(s.path("spec").path("x").asInt())
+                .as("spec ignored on /status")
+                .isEqualTo(1);
+        assertThat(s.path("metadata").path("generation").asLong()).isEqualTo(1);
+        JsonNode m = store.patch(
+                sandboxes,
+                "ns",
+                "a",
+                "application/merge-patch+json",
+                patch("{\"status\":{\"ok\":false},\"spec\":{\"x\":2},\"metadata\":{\"labels\":{\"l\":\"1\"}}}"),
+                false);
+        assertThat(m.path("status").path("ok").asBoolean())
+                .as("status ignored on the main resource")
+                .isTrue();
+        assertThat(m.path("metadata").path("generation").asLong()).isEqualTo(2);
+        JsonNode l = store.patch(
+                sandboxes,
+                "ns",
+                "a",
+                "application/merge-patch+json",
+                patch("{\"metadata\":{\"labels\":{\"l\":\"2\"}}}"),
+                false);
+        assertThat(l.path("metadata").path("generation").asLong())
+                .as("metadata only")
+                .isEqualTo(2);
+        JsonNode same = store.patch(
+                sandboxes,
+                "ns",
+                "a",
+                "application/merge-patch+json",
+                patch("{\"metadata\":{\"labels\":{\"l\":\"2\"}}}"),
+                false);
+        assertThat(same.path("metadata").path("resourceVersion"))
+                .as("a no-op write keeps the version")
+                .isEqualTo(l.path("metadata").path("resourceVersion"));
+    }
+
+    @Test
+    void watchesReplayFromAVersionAndFollowTheLabelSelector() throws Exception {
+        store.create(pods, "ns", obj("{\"metadata\":{\"name\":\"p\",\"labels\":{\"h\":\"1\"}}}"));
+        long after = store.resourceVersion();
+        store.patch(
+                pods,
+                "ns",
+                "p",
+                "application/merge-patch+json",
+                patch("{\"metadata\":{\"labels\":{\"h\":null}}}"),
+                false);
+        store.patch(
+                pods,
+                "ns",
+                "p",
+                "application/merge-patch+json",
+                patch("{\"metadata\":{\"labels\":{\"h\":\"2\"}}}"),
+                false);
+        store.create(pods, "other", obj("{\"metadata\":{\"name\":\"q\",\"labels\":{\"h\":\"1\"}}}"));
+        try (ObjectStore.Watch w = store.watch(pods, "ns", LabelSelector.parse("h"), null, after)) {
+            store.delete(pods, "ns", "p");
+            List<String> seen = new ArrayList<>();
+            for (Event e; (e = w.queue.poll()) != null; ) seen.add(e.type() + " " + e.name());
+            // unlabelled = left the selection (DELETED), relabelled = back (ADDED); the other namespace never seen
+            assertThat(seen).containsExactly("DELETED p", "ADDED p", "DELETED p");
+        }
+        try (ObjectStore.Watch w = store.watch(pods, null, LabelSelector.parse(null), null, 0)) {
+            assertThat(w.queue.poll().name())
+                    .as("no version: the current objects as ADDED")
+                    .isEqualTo("q");
+        }
+    }
+
+    @Test
+    void finalizersHoldADeletedObjectUntilTheyAreRemoved() {
+        store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\",\"finalizers\":[\"f\"]}}"));
+        JsonNode d = store.delete(sandboxes, "ns", "a");
+        assertThat(d.path("metadata").has("deletionTimestamp")).isTrue();
+        store.patch(
+                sandboxes,
+                "ns",
+                "a",
+                "application/json-patch+json",
+                patch("[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]"),
+                false);
+        assertThatThrownBy(() -> store.get(sandboxes, "ns", "a")).isInstanceOf(ApiException.class);
+    }
+
+    @Test
+    void labelSelectors() {
+        Map<String, String> l = Map.of("a", "1", "b", "2");
+        assertThat(LabelSelector.parse("a").matches(l)).isTrue();
+        assertThat(LabelSelector.parse("!a").matches(l)).isFalse();
+        assertThat(LabelSelector.parse("a=1,b==2").matches(l)).isTrue();
+        assertThat(LabelSelector.parse("a!=1").matches(l)).isFalse();
+        assertThat(LabelSelector.parse("c!=1").matches(l)).isTrue();
+        assertThat(LabelSelector.parse("a in (3,1),b notin (5)").matches(l)).isTrue();
+        assertThat(LabelSelector.parse("a in (3)").matches(l)).isFalse();
+        assertThat(LabelSelector.parse("").matches(Map.of())).isTrue();
+    }
+
+    @Test
+    void theRequestBodyNamesTheClaimThatBecomesController() {
+        JsonNode adoption = patch("[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"3\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/ownerReferences\",\"value\":[{\"apiVersion\":\"extensions.agents.x-k8s.io/v1beta1\","
+                + "\"kind\":\"SandboxClaim\",\"name\":\"c-1\",\"uid\":\"u\",\"controller\":true}]}]");
+        assertThat(ApiStandIn.controllingClaim(adoption)).isEqualTo("c-1");
+        assertThat(ApiStandIn.controllingClaim(
+                        patch("{\"metadata\":{\"ownerReferences\":[{\"kind\":\"SandboxWarmPool\",\"name\":\"p\","
+                                + "\"uid\":\"u\",\"controller\":true}]}}")))
+                .isNull();
+    }
 }

@@ -13,13 +13,12 @@ import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.daemon.metrics.Metrics;
 import io.sandboxd.daemon.process.CommandResolver;
 import io.sandboxd.daemon.process.DurableProcesses;
-import io.sandboxd.daemon.process.journal.JournalStore;
 import io.sandboxd.daemon.process.ProcessCore;
 import io.sandboxd.daemon.process.ProcessRegistry;
 import io.sandboxd.daemon.process.ProcessRuntime;
+import io.sandboxd.daemon.process.journal.JournalStore;
 import io.sandboxd.daemon.rest.RestServer;
 import io.sandboxd.daemon.security.RunAsUser;
-
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -48,6 +47,7 @@ public final class Daemon {
     private final FileStore files;
     /** File content in both directions: downloads read into these, raw uploads gather in them. */
     private final DirectBuffers fileBuffers = DirectBuffers.forFileContent();
+
     private final CountDownLatch terminated = new CountDownLatch(1);
     private volatile GrpcServer grpc;
     private volatile RestServer rest;
@@ -69,7 +69,8 @@ public final class Daemon {
         this.durable = durable != null ? durable : DurableConfig.defaults(temporaryStateDir());
         this.listeners = new ListenerContext(state, AccessToken.from(config.authToken()), requestLog, metrics);
         SandboxRoot root = new SandboxRoot(config.rootDir(), RunAsUser.fileOwner(config.runAs()));
-        this.processes = new ProcessCore(new CommandResolver(root, childEnvironment(System.getenv())),
+        this.processes = new ProcessCore(
+                new CommandResolver(root, childEnvironment(System.getenv())),
                 new ProcessRegistry(config.maxProcesses()),
                 new ProcessRuntime(config.streamChunkSize(), config.runAs(), metrics.registry()));
         this.files = new FileStore(root, fileBuffers);
@@ -77,9 +78,13 @@ public final class Daemon {
             giveRootTo(config);
         }
         try {
-            processes.enableDurable(new JournalStore(this.durable.stateDir(), this.durable.journalTotalCap()),
-                    new DurableProcesses.Settings(this.durable.journalRetention(), this.durable.journalTotalCap(),
-                            this.durable.timeoutGrace().toMillis(), this.durable.endedRetention().toMillis(),
+            processes.enableDurable(
+                    new JournalStore(this.durable.stateDir(), this.durable.journalTotalCap()),
+                    new DurableProcesses.Settings(
+                            this.durable.journalRetention(),
+                            this.durable.journalTotalCap(),
+                            this.durable.timeoutGrace().toMillis(),
+                            this.durable.endedRetention().toMillis(),
                             this.durable.maxEnded()));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("state dir " + this.durable.stateDir() + ": " + e.getMessage(), e);
@@ -89,8 +94,10 @@ public final class Daemon {
     /** With --run-as-user the processes must be able to create files in the root itself. */
     private static void giveRootTo(DaemonConfig config) {
         try {
-            java.nio.file.Files.setAttribute(config.rootDir(), "unix:gid", config.runAs().gid());
-            java.nio.file.Files.setAttribute(config.rootDir(), "unix:uid", config.runAs().uid());
+            java.nio.file.Files.setAttribute(
+                    config.rootDir(), "unix:gid", config.runAs().gid());
+            java.nio.file.Files.setAttribute(
+                    config.rootDir(), "unix:uid", config.runAs().uid());
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot give the root dir to --run-as-user", e);
         }

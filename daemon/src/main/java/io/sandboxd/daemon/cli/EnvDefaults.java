@@ -1,9 +1,8 @@
 package io.sandboxd.daemon.cli;
 
-import picocli.CommandLine;
-
 import java.util.Locale;
 import java.util.Map;
+import picocli.CommandLine;
 
 /**
  * Every option's default comes from its {@code SANDBOXD_*} variable when set ({@code --grpc-port}
@@ -18,13 +17,16 @@ final class EnvDefaults implements CommandLine.IDefaultValueProvider {
     }
 
     static String variableFor(String longOption) {
-        return "SANDBOXD_" + longOption.replaceFirst("^--", "").toUpperCase(Locale.ROOT).replace('-', '_');
+        return "SANDBOXD_"
+                + longOption.replaceFirst("^--", "").toUpperCase(Locale.ROOT).replace('-', '_');
     }
 
     @Override
     public String defaultValue(CommandLine.Model.ArgSpec argSpec) {
-        if (argSpec instanceof CommandLine.Model.OptionSpec o && o.longestName().startsWith("--")
-                && !o.usageHelp() && !o.versionHelp()) {
+        if (argSpec instanceof CommandLine.Model.OptionSpec o
+                && o.longestName().startsWith("--")
+                && !o.usageHelp()
+                && !o.versionHelp()) {
             String v = env.get(variableFor(o.longestName()));
             if (v != null && !v.isEmpty()) {
                 return v;

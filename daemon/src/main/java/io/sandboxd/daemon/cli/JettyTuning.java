@@ -4,8 +4,7 @@ package io.sandboxd.daemon.cli;
 final class JettyTuning {
     static final String REFERENCES_PER_CACHE_LINE = "org.eclipse.jetty.util.referencesPerCacheLine";
 
-    private JettyTuning() {
-    }
+    private JettyTuning() {}
 
     /**
      * Jetty 12.1's {@code MemoryUtils} asks the platform MBean server whether compressed oops are
@@ -16,7 +15,9 @@ final class JettyTuning {
      * padding. An explicit {@code -D} setting wins.
      */
     static void skipPlatformMBeanServer() {
-        Main.setDefault(REFERENCES_PER_CACHE_LINE, Integer.toString(referencesPerCacheLine(Runtime.getRuntime().maxMemory())));
+        Main.setDefault(
+                REFERENCES_PER_CACHE_LINE,
+                Integer.toString(referencesPerCacheLine(Runtime.getRuntime().maxMemory())));
     }
 
     /** 64-byte cache lines: 16 compressed (4-byte) references, or 8 full ones from 32 GiB of heap. */

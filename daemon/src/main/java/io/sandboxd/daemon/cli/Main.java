@@ -4,18 +4,16 @@ import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.daemon.security.JvmAttach;
 import io.sandboxd.daemon.security.Prctl;
-import picocli.CommandLine;
-
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.Map;
+import picocli.CommandLine;
 
 /** Entry point: parse, validate (exit 2 on a bad value), run until SIGTERM/SIGINT, exit 0. */
 public final class Main {
     public static final int EXIT_USAGE = 2;
 
-    private Main() {
-    }
+    private Main() {}
 
     public static void main(String[] args) {
         // Before anything reads the token: from here on no process of the sandbox (same uid by
@@ -92,7 +90,11 @@ public final class Main {
             JvmAttach.refuseSameUserAttach(); // the children share our uid: no jcmd/attach for them
         }
         ShutdownSignals signals = ShutdownSignals.install();
-        Daemon daemon = new Daemon(p.config(), p.durable(), preloader.metrics(), RequestLog.stderr(p.config().logFormat()));
+        Daemon daemon = new Daemon(
+                p.config(),
+                p.durable(),
+                preloader.metrics(),
+                RequestLog.stderr(p.config().logFormat()));
         try {
             daemon.start();
         } catch (Exception e) {
@@ -101,9 +103,11 @@ public final class Main {
             return 1;
         }
         System.err.println("sandboxd: listening rest=" + p.config().listenHost() + ":" + daemon.restPort()
-                + " grpc=" + p.config().listenHost() + ":" + daemon.grpcPort() + " root=" + p.config().rootDir()
+                + " grpc=" + p.config().listenHost() + ":" + daemon.grpcPort() + " root="
+                + p.config().rootDir()
                 + " auth=" + (p.config().authToken().isPresent() ? "on" : "off")
-                + " processes-run-as=" + (p.config().runAs().inherits() ? "daemon-user" : p.config().runAs()));
+                + " processes-run-as="
+                + (p.config().runAs().inherits() ? "daemon-user" : p.config().runAs()));
         signals.onTermination(daemon::shutdown);
         daemon.awaitTermination();
         return 0;

@@ -4,117 +4,173 @@ import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.logging.LogFormat;
 import io.sandboxd.daemon.process.os.ChildCredentials;
 import io.sandboxd.daemon.security.RunAsUser;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The command line (CONTRACT §3). Every option also reads a {@code SANDBOXD_*} variable; an
  * explicit flag wins. {@link #toConfig()} validates everything before anything listens.
  */
-@Command(name = "sandboxd", mixinStandardHelpOptions = true, versionProvider = SandboxdCommand.Version.class,
-        sortOptions = false, usageHelpAutoWidth = true,
+@Command(
+        name = "sandboxd",
+        mixinStandardHelpOptions = true,
+        versionProvider = SandboxdCommand.Version.class,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
         description = "KEP-539.2 sandbox runtime daemon: gRPC ProcessService and REST filesystem API.")
 public final class SandboxdCommand {
     static final String TOKEN_FILE_VARIABLE = "SANDBOXD_AUTH_TOKEN_FILE";
 
-    @Option(names = "--listen-host", defaultValue = "0.0.0.0",
+    @Option(
+            names = "--listen-host",
+            defaultValue = "0.0.0.0",
             description = "Address both listeners bind (env SANDBOXD_LISTEN_HOST, default ${DEFAULT-VALUE}).")
     String listenHost;
 
-    @Option(names = "--grpc-port", defaultValue = "9090",
+    @Option(
+            names = "--grpc-port",
+            defaultValue = "9090",
             description = "gRPC ProcessService port (env SANDBOXD_GRPC_PORT, default ${DEFAULT-VALUE}).")
     int grpcPort;
 
-    @Option(names = "--rest-port", defaultValue = "8080",
+    @Option(
+            names = "--rest-port",
+            defaultValue = "8080",
             description = "REST API port (env SANDBOXD_REST_PORT, default ${DEFAULT-VALUE}).")
     int restPort;
 
-    @Option(names = "--root-dir", defaultValue = "/workspace",
+    @Option(
+            names = "--root-dir",
+            defaultValue = "/workspace",
             description = "Sandbox root; created if missing (env SANDBOXD_ROOT_DIR, default ${DEFAULT-VALUE}).")
     String rootDir;
 
-    @Option(names = "--metadata-env-prefix", defaultValue = "SANDBOX_",
-            description = "Prefix of variables exposed by /v1/metadata (env SANDBOXD_METADATA_ENV_PREFIX, default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--metadata-env-prefix",
+            defaultValue = "SANDBOX_",
+            description =
+                    "Prefix of variables exposed by /v1/metadata (env SANDBOXD_METADATA_ENV_PREFIX, default ${DEFAULT-VALUE}).")
     String metadataEnvPrefix;
 
-    @Option(names = "--shutdown-timeout", defaultValue = "10s",
+    @Option(
+            names = "--shutdown-timeout",
+            defaultValue = "10s",
             converter = GoDurationConverter.class,
             description = "Bound on graceful shutdown (env SANDBOXD_SHUTDOWN_TIMEOUT, default ${DEFAULT-VALUE}).")
     Duration shutdownTimeout;
 
-    @Option(names = "--http-idle-timeout", defaultValue = "60s",
+    @Option(
+            names = "--http-idle-timeout",
+            defaultValue = "60s",
             converter = GoDurationConverter.class,
-            description = "Idle keep-alive timeout of REST connections (env SANDBOXD_HTTP_IDLE_TIMEOUT, default ${DEFAULT-VALUE}).")
+            description =
+                    "Idle keep-alive timeout of REST connections (env SANDBOXD_HTTP_IDLE_TIMEOUT, default ${DEFAULT-VALUE}).")
     Duration httpIdleTimeout;
 
-    @Option(names = "--stream-chunk-size", defaultValue = "0",
+    @Option(
+            names = "--stream-chunk-size",
+            defaultValue = "0",
             description = "Largest stdout/stderr chunk of a Start stream in bytes; 0 means "
                     + DaemonConfig.DEFAULT_STREAM_CHUNK_SIZE + " (env SANDBOXD_STREAM_CHUNK_SIZE, max "
                     + DaemonConfig.MAX_STREAM_CHUNK_SIZE + ").")
     int streamChunkSize;
 
-    @Option(names = "--execute-output-limit", defaultValue = "1048576",
-            description = "Bytes of stdout and of stderr kept by Execute, head and tail (env SANDBOXD_EXECUTE_OUTPUT_LIMIT, default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--execute-output-limit",
+            defaultValue = "1048576",
+            description =
+                    "Bytes of stdout and of stderr kept by Execute, head and tail (env SANDBOXD_EXECUTE_OUTPUT_LIMIT, default ${DEFAULT-VALUE}).")
     int executeOutputLimit;
 
-    @Option(names = "--max-processes", defaultValue = "1024",
-            description = "Cap on live processes; beyond it RESOURCE_EXHAUSTED (env SANDBOXD_MAX_PROCESSES, default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--max-processes",
+            defaultValue = "1024",
+            description =
+                    "Cap on live processes; beyond it RESOURCE_EXHAUSTED (env SANDBOXD_MAX_PROCESSES, default ${DEFAULT-VALUE}).")
     int maxProcesses;
 
-    @Option(names = "--grpc-max-concurrent-calls", defaultValue = "" + DaemonConfig.DEFAULT_GRPC_MAX_CONCURRENT_CALLS,
+    @Option(
+            names = "--grpc-max-concurrent-calls",
+            defaultValue = "" + DaemonConfig.DEFAULT_GRPC_MAX_CONCURRENT_CALLS,
             description = "Calls one gRPC connection may have open at once; a client queues the rest "
                     + "(env SANDBOXD_GRPC_MAX_CONCURRENT_CALLS, default ${DEFAULT-VALUE}).")
     int grpcMaxConcurrentCalls;
 
-    @Option(names = "--run-as-user",
+    @Option(
+            names = "--run-as-user",
             description = "Run the sandbox's processes, and own the files the API writes, as UID[:GID] with the "
                     + "user's supplementary groups; needs the privilege to switch, e.g. a daemon running as root "
                     + "(env SANDBOXD_RUN_AS_USER). Off: they run as the daemon's own user.")
     String runAsUser;
 
-    @Option(names = "--state-dir", defaultValue = io.sandboxd.daemon.config.DurableConfig.DEFAULT_STATE_DIR,
+    @Option(
+            names = "--state-dir",
+            defaultValue = io.sandboxd.daemon.config.DurableConfig.DEFAULT_STATE_DIR,
             description = "Daemon state (the output journal of durable processes), outside the sandbox root; "
                     + "emptied at start (env SANDBOXD_STATE_DIR, default ${DEFAULT-VALUE}).")
     String stateDir;
 
-    @Option(names = "--journal-retention", defaultValue = "8388608",
-            description = "Bytes of output retained per stream of a process for replay (env SANDBOXD_JOURNAL_RETENTION, default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--journal-retention",
+            defaultValue = "8388608",
+            description =
+                    "Bytes of output retained per stream of a process for replay (env SANDBOXD_JOURNAL_RETENTION, default ${DEFAULT-VALUE}).")
     long journalRetention;
 
-    @Option(names = "--journal-total-cap", defaultValue = "1073741824",
-            description = "Bytes retained by all journals together, oldest dropped first (env SANDBOXD_JOURNAL_TOTAL_CAP, default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--journal-total-cap",
+            defaultValue = "1073741824",
+            description =
+                    "Bytes retained by all journals together, oldest dropped first (env SANDBOXD_JOURNAL_TOTAL_CAP, default ${DEFAULT-VALUE}).")
     long journalTotalCap;
 
-    @Option(names = "--ended-retention", defaultValue = "1h", converter = GoDurationConverter.class,
-            description = "How long an ended process stays listed and attachable (env SANDBOXD_ENDED_RETENTION, default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--ended-retention",
+            defaultValue = "1h",
+            converter = GoDurationConverter.class,
+            description =
+                    "How long an ended process stays listed and attachable (env SANDBOXD_ENDED_RETENTION, default ${DEFAULT-VALUE}).")
     Duration endedRetention;
 
-    @Option(names = "--max-ended", defaultValue = "1000",
-            description = "Ended processes kept at most, oldest forgotten first (env SANDBOXD_MAX_ENDED, default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--max-ended",
+            defaultValue = "1000",
+            description =
+                    "Ended processes kept at most, oldest forgotten first (env SANDBOXD_MAX_ENDED, default ${DEFAULT-VALUE}).")
     int maxEnded;
 
-    @Option(names = "--timeout-grace", defaultValue = "5s", converter = GoDurationConverter.class,
-            description = "SIGTERM to SIGKILL of a process tree whose server-side timeout fired (env SANDBOXD_TIMEOUT_GRACE, default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--timeout-grace",
+            defaultValue = "5s",
+            converter = GoDurationConverter.class,
+            description =
+                    "SIGTERM to SIGKILL of a process tree whose server-side timeout fired (env SANDBOXD_TIMEOUT_GRACE, default ${DEFAULT-VALUE}).")
     Duration timeoutGrace;
 
-    @Option(names = "--attach-heartbeat", defaultValue = "15s", converter = GoDurationConverter.class,
-            description = "Heartbeat on an attach stream silent this long (env SANDBOXD_ATTACH_HEARTBEAT, default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--attach-heartbeat",
+            defaultValue = "15s",
+            converter = GoDurationConverter.class,
+            description =
+                    "Heartbeat on an attach stream silent this long (env SANDBOXD_ATTACH_HEARTBEAT, default ${DEFAULT-VALUE}).")
     Duration attachHeartbeat;
 
-    @Option(names = "--auth-token-file",
+    @Option(
+            names = "--auth-token-file",
             description = "File holding the bearer token required on every call but health "
                     + "(env SANDBOXD_AUTH_TOKEN_FILE; or the token itself in SANDBOXD_AUTH_TOKEN). Off by default.")
     String authTokenFile;
 
-    @Option(names = "--log-format", defaultValue = "text",
+    @Option(
+            names = "--log-format",
+            defaultValue = "text",
             description = "Request log format: text or json (env SANDBOXD_LOG_FORMAT, default ${DEFAULT-VALUE}).")
     String logFormat;
 
@@ -130,12 +186,16 @@ public final class SandboxdCommand {
         }
         int chunk = streamChunkSize <= 0 ? DaemonConfig.DEFAULT_STREAM_CHUNK_SIZE : streamChunkSize;
         if (chunk > DaemonConfig.MAX_STREAM_CHUNK_SIZE) {
-            throw bad(cmd, "--stream-chunk-size must be at most " + DaemonConfig.MAX_STREAM_CHUNK_SIZE
-                    + " (got " + streamChunkSize + ")");
+            throw bad(
+                    cmd,
+                    "--stream-chunk-size must be at most " + DaemonConfig.MAX_STREAM_CHUNK_SIZE + " (got "
+                            + streamChunkSize + ")");
         }
         if (executeOutputLimit < 1024 || executeOutputLimit > DaemonConfig.MAX_EXECUTE_OUTPUT_LIMIT) {
-            throw bad(cmd, "--execute-output-limit must be in range 1024-" + DaemonConfig.MAX_EXECUTE_OUTPUT_LIMIT
-                    + " (got " + executeOutputLimit + ")");
+            throw bad(
+                    cmd,
+                    "--execute-output-limit must be in range 1024-" + DaemonConfig.MAX_EXECUTE_OUTPUT_LIMIT + " (got "
+                            + executeOutputLimit + ")");
         }
         if (maxProcesses < 1) {
             throw bad(cmd, "--max-processes must be at least 1 (got " + maxProcesses + ")");
@@ -157,9 +217,21 @@ public final class SandboxdCommand {
         } catch (IllegalArgumentException e) {
             throw bad(cmd, "--log-format must be text or json (got \"" + logFormat + "\")");
         }
-        return new DaemonConfig(listenHost, grpcPort, restPort, prepareRoot(cmd), prefix, shutdownTimeout,
-                httpIdleTimeout, chunk, executeOutputLimit, maxProcesses, readToken(cmd, env), format,
-                grpcMaxConcurrentCalls, runAs);
+        return new DaemonConfig(
+                listenHost,
+                grpcPort,
+                restPort,
+                prepareRoot(cmd),
+                prefix,
+                shutdownTimeout,
+                httpIdleTimeout,
+                chunk,
+                executeOutputLimit,
+                maxProcesses,
+                readToken(cmd, env),
+                format,
+                grpcMaxConcurrentCalls,
+                runAs);
     }
 
     private ChildCredentials runAs(CommandLine cmd) {
@@ -195,16 +267,21 @@ public final class SandboxdCommand {
         }
         for (Duration d : new Duration[] {endedRetention, timeoutGrace, attachHeartbeat}) {
             if (d.isNegative() || d.isZero()) {
-                throw bad(cmd, "--ended-retention, --timeout-grace and --attach-heartbeat must be positive (got " + d + ")");
+                throw bad(
+                        cmd,
+                        "--ended-retention, --timeout-grace and --attach-heartbeat must be positive (got " + d + ")");
             }
         }
         try {
             Files.createDirectories(state);
         } catch (IOException | SecurityException e) {
-            throw bad(cmd, "state dir \"" + stateDir + "\": cannot create (" + e.getClass().getSimpleName() + ")");
+            throw bad(
+                    cmd,
+                    "state dir \"" + stateDir + "\": cannot create ("
+                            + e.getClass().getSimpleName() + ")");
         }
-        return new io.sandboxd.daemon.config.DurableConfig(state, journalRetention, journalTotalCap, endedRetention,
-                maxEnded, timeoutGrace, attachHeartbeat);
+        return new io.sandboxd.daemon.config.DurableConfig(
+                state, journalRetention, journalTotalCap, endedRetention, maxEnded, timeoutGrace, attachHeartbeat);
     }
 
     private Path prepareRoot(CommandLine cmd) {
@@ -225,7 +302,10 @@ public final class SandboxdCommand {
         } catch (java.nio.file.FileAlreadyExistsException e) {
             throw bad(cmd, "root dir \"" + rootDir + "\" is not a directory");
         } catch (IOException | SecurityException e) {
-            throw bad(cmd, "root dir \"" + rootDir + "\": cannot create (" + e.getClass().getSimpleName() + ")");
+            throw bad(
+                    cmd,
+                    "root dir \"" + rootDir + "\": cannot create ("
+                            + e.getClass().getSimpleName() + ")");
         }
     }
 
@@ -242,8 +322,10 @@ public final class SandboxdCommand {
         }
         if (file != null) {
             if (file.isBlank()) {
-                throw bad(cmd, "--auth-token-file (or " + TOKEN_FILE_VARIABLE + ") is set but empty: "
-                        + "refusing to start without auth");
+                throw bad(
+                        cmd,
+                        "--auth-token-file (or " + TOKEN_FILE_VARIABLE + ") is set but empty: "
+                                + "refusing to start without auth");
             }
             String token;
             try {
@@ -279,12 +361,13 @@ public final class SandboxdCommand {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Optional.ofNullable(SandboxdCommand.class.getPackage().getImplementationVersion()).orElse("dev");
+            String v = Optional.ofNullable(SandboxdCommand.class.getPackage().getImplementationVersion())
+                    .orElse("dev");
             return new String[] {
                 "sandboxd, version " + v,
                 "  java version:     " + System.getProperty("java.version"),
-                "  platform:         " + System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT)
-                        + "/" + System.getProperty("os.arch")
+                "  platform:         " + System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT) + "/"
+                        + System.getProperty("os.arch")
             };
         }
     }

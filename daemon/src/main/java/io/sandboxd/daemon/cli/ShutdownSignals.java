@@ -1,9 +1,8 @@
 package io.sandboxd.daemon.cli;
 
-import sun.misc.Signal;
-
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import sun.misc.Signal;
 
 /**
  * Handles SIGTERM/SIGINT ourselves instead of relying on JVM shutdown hooks: the hook path would
@@ -17,8 +16,7 @@ final class ShutdownSignals {
     private final AtomicBoolean dispatched = new AtomicBoolean();
     private final AtomicReference<Runnable> action = new AtomicReference<>();
 
-    private ShutdownSignals() {
-    }
+    private ShutdownSignals() {}
 
     static ShutdownSignals install() {
         ShutdownSignals signals = new ShutdownSignals();

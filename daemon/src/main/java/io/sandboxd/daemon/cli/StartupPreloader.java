@@ -1,7 +1,6 @@
 package io.sandboxd.daemon.cli;
 
 import io.sandboxd.daemon.metrics.Metrics;
-
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -23,19 +22,19 @@ final class StartupPreloader {
      * is only a lost warm-up; {@code StartupPreloaderTest} fails on it so the list stays current.
      */
     static final List<String> CLASSES = List.of(
-            "io.sandboxd.daemon.fs.Posix",              // ~75 ms: JNA unpacks and loads libjnidispatch, binds libc
-            "io.sandboxd.daemon.process.os.NativeIo",   // binds the process core's libc calls (else the first Execute does)
+            "io.sandboxd.daemon.fs.Posix", // ~75 ms: JNA unpacks and loads libjnidispatch, binds libc
+            "io.sandboxd.daemon.process.os.NativeIo", // binds the process core's libc calls (else the first Execute
+            // does)
             "io.sandboxd.daemon.process.os.PosixSpawn",
-            "io.sandboxd.api.process.v1.ProcessProto",  // ~30 ms: the descriptor of process.proto
-            "io.netty.channel.epoll.Epoll",             // ~17 ms: loads the native epoll transport
-            "io.grpc.netty.NettyServerBuilder",         // ~8 ms
-            "org.eclipse.jetty.http.MimeTypes",         // ~75 ms: Locale.getAvailableLocales(), ~1,000 locales
-            "org.eclipse.jetty.server.Server");         // ~5 ms
+            "io.sandboxd.api.process.v1.ProcessProto", // ~30 ms: the descriptor of process.proto
+            "io.netty.channel.epoll.Epoll", // ~17 ms: loads the native epoll transport
+            "io.grpc.netty.NettyServerBuilder", // ~8 ms
+            "org.eclipse.jetty.http.MimeTypes", // ~75 ms: Locale.getAvailableLocales(), ~1,000 locales
+            "org.eclipse.jetty.server.Server"); // ~5 ms
 
     private final CompletableFuture<Metrics> metrics = new CompletableFuture<>();
 
-    private StartupPreloader() {
-    }
+    private StartupPreloader() {}
 
     /** Starts the warm-up on a daemon thread. */
     static StartupPreloader start() {

@@ -2,7 +2,6 @@ package io.sandboxd.daemon.config;
 
 import io.sandboxd.daemon.logging.LogFormat;
 import io.sandboxd.daemon.process.os.ChildCredentials;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;

@@ -15,15 +15,27 @@ import java.time.Duration;
  * @param timeoutGrace     SIGTERM to SIGKILL when a server-side timeout fires
  * @param attachHeartbeat  a heartbeat event on an attach stream silent this long
  */
-public record DurableConfig(Path stateDir, long journalRetention, long journalTotalCap, Duration endedRetention,
-                            int maxEnded, Duration timeoutGrace, Duration attachHeartbeat) {
+public record DurableConfig(
+        Path stateDir,
+        long journalRetention,
+        long journalTotalCap,
+        Duration endedRetention,
+        int maxEnded,
+        Duration timeoutGrace,
+        Duration attachHeartbeat) {
     public static final String DEFAULT_STATE_DIR = "/tmp/sandboxd-state";
     public static final long DEFAULT_RETENTION = 8L * 1024 * 1024;
     public static final long DEFAULT_TOTAL_CAP = 1024L * 1024 * 1024;
 
     /** The defaults over {@code stateDir} (tests, and daemons built without the flags). */
     public static DurableConfig defaults(Path stateDir) {
-        return new DurableConfig(stateDir, DEFAULT_RETENTION, DEFAULT_TOTAL_CAP, Duration.ofHours(1), 1000,
-                Duration.ofSeconds(5), Duration.ofSeconds(15));
+        return new DurableConfig(
+                stateDir,
+                DEFAULT_RETENTION,
+                DEFAULT_TOTAL_CAP,
+                Duration.ofHours(1),
+                1000,
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(15));
     }
 }

@@ -10,5 +10,4 @@ import io.sandboxd.daemon.metrics.Metrics;
  * daemon still serves (the gRPC gate, health), who may call (the bearer token), and where the
  * request's log line and meters go.
  */
-public record ListenerContext(DaemonState state, AccessToken accessToken, RequestLog requestLog, Metrics metrics) {
-}
+public record ListenerContext(DaemonState state, AccessToken accessToken, RequestLog requestLog, Metrics metrics) {}

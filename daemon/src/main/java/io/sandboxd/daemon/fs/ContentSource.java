@@ -1,7 +1,6 @@
 package io.sandboxd.daemon.fs;
 
 import io.sandboxd.daemon.errors.SandboxException;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 

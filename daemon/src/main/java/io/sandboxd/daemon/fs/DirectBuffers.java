@@ -16,6 +16,7 @@ public final class DirectBuffers {
      * (~1 MiB).
      */
     private static final int FILE_CONTENT_BUFFER = 256 * 1024;
+
     private static final int FILE_CONTENT_RETAINED = 4;
 
     private final int size;

@@ -2,7 +2,6 @@ package io.sandboxd.daemon.fs;
 
 import com.sun.jna.LastErrorException;
 import io.sandboxd.daemon.errors.SandboxException;
-
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,7 +41,8 @@ public final class DirectoryListing implements AutoCloseable {
             throw SandboxRoot.map(e);
         }
         boolean ok = false;
-        try (DirectoryReader reader = new DirectoryReader(); NameSorter sorter = new NameSorter(root.rootFd())) {
+        try (DirectoryReader reader = new DirectoryReader();
+                NameSorter sorter = new NameSorter(root.rootFd())) {
             int readFd = DirectoryReader.openSelf(fd);
             reader.moveTo(readFd);
             while (reader.next()) {
@@ -84,8 +84,12 @@ public final class DirectoryListing implements AutoCloseable {
                     return null;
                 }
             }
-            return new FileEntry(name, st.size(), st.type() == Posix.S_IFDIR,
-                    Instant.ofEpochSecond(st.mtimeSeconds(), st.mtimeNanos()), st.mode() & 0777);
+            return new FileEntry(
+                    name,
+                    st.size(),
+                    st.type() == Posix.S_IFDIR,
+                    Instant.ofEpochSecond(st.mtimeSeconds(), st.mtimeNanos()),
+                    st.mode() & 0777);
         } catch (LastErrorException | SandboxException e) {
             return null;
         }

@@ -17,6 +17,7 @@ final class DirectoryReader implements AutoCloseable {
     private static final int BUFFER_BYTES = 32 * 1024;
     /** struct linux_dirent64: u64 d_ino, s64 d_off, u16 d_reclen, u8 d_type, char d_name[]. */
     private static final int D_OFF = 8;
+
     private static final int D_RECLEN = 16;
     private static final int D_TYPE = 18;
     private static final int D_NAME = 19;

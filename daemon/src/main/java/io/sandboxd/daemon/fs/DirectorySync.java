@@ -20,12 +20,12 @@ final class DirectorySync {
         void run();
     }
 
-    record Key(long dev, long ino) {
-    }
+    record Key(long dev, long ino) {}
 
     private static final class Group {
         /** Callers between acquire and release; guarded by the map's per-key compute. */
         int users;
+
         private long issued;
         private long durable;
         private boolean running;

@@ -2,8 +2,7 @@ package io.sandboxd.daemon.fs;
 
 /** Entity-tag comparison of RFC 9110 §8.8.3 for If-Match / If-None-Match header values. */
 public final class Etags {
-    private Etags() {
-    }
+    private Etags() {}
 
     /** Strong comparison (If-Match): weak tags never match. {@code *} matches anything. */
     public static boolean matches(String header, String etag) {

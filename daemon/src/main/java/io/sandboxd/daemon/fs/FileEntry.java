@@ -8,5 +8,4 @@ import java.time.Instant;
  *
  * @param mode permission bits only, e.g. 0644
  */
-public record FileEntry(Name name, long size, boolean directory, Instant modifiedAt, int mode) {
-}
+public record FileEntry(Name name, long size, boolean directory, Instant modifiedAt, int mode) {}

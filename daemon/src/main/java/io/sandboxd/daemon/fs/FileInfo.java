@@ -7,5 +7,4 @@ import java.time.Instant;
  *
  * @param etag strong validator: changes whenever the inode, size or mtime (ns) changes
  */
-public record FileInfo(long size, Instant modifiedAt, String etag) {
-}
+public record FileInfo(long size, Instant modifiedAt, String etag) {}

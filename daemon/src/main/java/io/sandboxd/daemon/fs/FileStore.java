@@ -3,7 +3,6 @@ package io.sandboxd.daemon.fs;
 import com.sun.jna.LastErrorException;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
@@ -28,6 +27,7 @@ public final class FileStore {
     private final DirectBuffers buffers;
     /** Distinguishes our in-flight temps from a crashed predecessor's. */
     private final String instanceId;
+
     private final Object[] renameLocks = new Object[64];
     private final DirectorySync directorySync = new DirectorySync();
 
@@ -102,7 +102,8 @@ public final class FileStore {
 
     private static FileInfo info(long ino, long size, Instant m) {
         long nanos = m.getEpochSecond() * 1_000_000_000L + m.getNano();
-        String etag = "\"" + Long.toHexString(ino) + "-" + Long.toHexString(size) + "-" + Long.toHexString(nanos) + "\"";
+        String etag =
+                "\"" + Long.toHexString(ino) + "-" + Long.toHexString(size) + "-" + Long.toHexString(nanos) + "\"";
         return new FileInfo(size, m, etag);
     }
 
@@ -122,10 +123,12 @@ public final class FileStore {
                 throw isDirectory();
             }
             checkPreconditions(r, options);
-            String tmp = UserPath.TEMP_PREFIX + instanceId + "-" + HexFormat.of().formatHex(randomBytes(8)) + ".tmp";
+            String tmp =
+                    UserPath.TEMP_PREFIX + instanceId + "-" + HexFormat.of().formatHex(randomBytes(8)) + ".tmp";
             int fd;
             try {
-                fd = Posix.openat(r.dirFd(), tmp, Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW, 0600);
+                fd = Posix.openat(
+                        r.dirFd(), tmp, Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW, 0600);
             } catch (LastErrorException e) {
                 throw SandboxRoot.map(e);
             }
@@ -147,14 +150,17 @@ public final class FileStore {
                     });
                     ch.force(true);
                 }
-                if (md != null && !MessageDigest.isEqual(md.digest(), options.sha256().get())) {
-                    throw new SandboxException(ErrorKind.INVALID_ARGUMENT,
+                if (md != null
+                        && !MessageDigest.isEqual(md.digest(), options.sha256().get())) {
+                    throw new SandboxException(
+                            ErrorKind.INVALID_ARGUMENT,
                             "content digest mismatch: the body's SHA-256 differs from the one declared; nothing was written");
                 }
                 Posix.C.fchmod(fd, options.mode() & 0777);
                 synchronized (renameLocks[Math.floorMod(r.realSegments().hashCode(), renameLocks.length)]) {
                     checkPreconditions(r, options);
-                    Posix.C.renameat(r.dirFd(), Posix.cstr(tmp), r.dirFd(), r.name().cString());
+                    Posix.C.renameat(
+                            r.dirFd(), Posix.cstr(tmp), r.dirFd(), r.name().cString());
                     renamed = true;
                 }
                 fsyncDirectoryAfterRename(r.dirFd());
@@ -193,7 +199,8 @@ public final class FileStore {
         if (o.ifNoneMatchAny() && current != null) {
             throw new SandboxException(ErrorKind.PRECONDITION_FAILED, "file already exists (If-None-Match: *)");
         }
-        if (o.ifMatch().isPresent() && (current == null || !Etags.matches(o.ifMatch().get(), current.etag()))) {
+        if (o.ifMatch().isPresent()
+                && (current == null || !Etags.matches(o.ifMatch().get(), current.etag()))) {
             throw new SandboxException(ErrorKind.PRECONDITION_FAILED, "file changed or is missing (If-Match)");
         }
     }
@@ -230,7 +237,8 @@ public final class FileStore {
         try (SandboxRoot.Resolved r = root.resolve(path, SandboxRoot.Mode.NOFOLLOW_LAST)) {
             if (r.isDirectoryTarget()) {
                 if (!recursive) {
-                    throw new SandboxException(ErrorKind.CONFLICT,
+                    throw new SandboxException(
+                            ErrorKind.CONFLICT,
                             "cannot delete the sandbox root; pass recursive=true to clear its contents");
                 }
                 TreeRemover.removeContents(r.dirFd());
@@ -298,7 +306,8 @@ public final class FileStore {
      */
     static SandboxException ioError(IOException e, String what) {
         String msg = String.valueOf(e.getMessage());
-        if (e instanceof java.nio.file.AccessDeniedException || msg.contains("Permission denied")
+        if (e instanceof java.nio.file.AccessDeniedException
+                || msg.contains("Permission denied")
                 || msg.contains("Operation not permitted")) {
             return new PathException(PathFailure.ACCESS_DENIED);
         }
@@ -315,7 +324,8 @@ public final class FileStore {
             return new PathException(PathFailure.NOT_FOUND);
         }
         // the IOException text may hold descriptor paths; never echo it
-        return new SandboxException(ErrorKind.INTERNAL, what + " (" + e.getClass().getSimpleName() + ")", e);
+        return new SandboxException(
+                ErrorKind.INTERNAL, what + " (" + e.getClass().getSimpleName() + ")", e);
     }
 
     private static MessageDigest sha256() {

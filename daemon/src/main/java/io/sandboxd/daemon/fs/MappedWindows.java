@@ -20,6 +20,7 @@ public final class MappedWindows {
 
     /** Where unmapping early is not possible, mapping is not used at all. */
     private static final Method INVOKE_CLEANER;
+
     private static final Object UNSAFE;
 
     static {
@@ -39,8 +40,7 @@ public final class MappedWindows {
         UNSAFE = u;
     }
 
-    private MappedWindows() {
-    }
+    private MappedWindows() {}
 
     static boolean available() {
         return INVOKE_CLEANER != null;

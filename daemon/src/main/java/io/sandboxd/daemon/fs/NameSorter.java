@@ -29,8 +29,7 @@ final class NameSorter implements AutoCloseable {
     private static final Semaphore SPILLS = new Semaphore(CONCURRENT_SPILLS, true);
 
     /** A stretch of the spill file holding names in order: [u16 length][bytes]... */
-    private record Run(long start, long end) {
-    }
+    private record Run(long start, long end) {}
 
     private final int rootFd;
     private final int memoryNames;
@@ -85,8 +84,7 @@ final class NameSorter implements AutoCloseable {
                 }
 
                 @Override
-                public void close() {
-                }
+                public void close() {}
             };
         }
         if (!run.isEmpty()) {

@@ -2,7 +2,6 @@ package io.sandboxd.daemon.fs;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Native;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -25,8 +24,7 @@ final class Posix {
             Native.register("c");
         }
 
-        private C() {
-        }
+        private C() {}
 
         static native int openat(int dirfd, byte[] path, int flags, int mode) throws LastErrorException;
 
@@ -36,7 +34,8 @@ final class Posix {
 
         static native int unlinkat(int dirfd, byte[] path, int flags) throws LastErrorException;
 
-        static native int renameat(int olddirfd, byte[] oldpath, int newdirfd, byte[] newpath) throws LastErrorException;
+        static native int renameat(int olddirfd, byte[] oldpath, int newdirfd, byte[] newpath)
+                throws LastErrorException;
 
         static native long readlinkat(int dirfd, byte[] path, byte[] buf, long bufsiz) throws LastErrorException;
 
@@ -67,8 +66,7 @@ final class Posix {
             Native.register("c");
         }
 
-        private Raw() {
-        }
+        private Raw() {}
 
         static native int openat(int dirfd, byte[] path, int flags, int mode);
 
@@ -95,6 +93,7 @@ final class Posix {
     static final int O_PATH = 010000000;
     /** O_TMPFILE includes O_DIRECTORY, whose value differs on ARM. */
     static final int O_TMPFILE = 020000000 | O_DIRECTORY;
+
     static final int O_RDWR = 2;
     static final int SEEK_SET = 0;
     static final int AT_REMOVEDIR = 0x200;
@@ -103,6 +102,7 @@ final class Posix {
     static final int STATX_TYPE = 0x1;
     /** type, mode, mtime, ino, size */
     private static final int STATX_FILE_INFO = 0x1 | 0x2 | 0x40 | 0x100 | 0x200;
+
     private static final byte[] EMPTY_PATH = {0};
 
     static final int S_IFMT = 0170000;
@@ -110,6 +110,7 @@ final class Posix {
     static final int S_IFLNK = 0120000;
     /** struct statx is the same on every architecture: 256 bytes, stx_mode a u16 at offset 28. */
     private static final int STATX_SIZE = 256;
+
     private static final int STX_MODE = 28;
     private static final int STX_INO = 32;
     private static final int STX_SIZE = 40;
@@ -140,8 +141,7 @@ final class Posix {
     static final int ELOOP = 40;
     static final int EDQUOT = 122;
 
-    private Posix() {
-    }
+    private Posix() {}
 
     static byte[] cstr(String s) {
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
@@ -200,8 +200,13 @@ final class Posix {
         C.statx(dirfd, path, flags, STATX_FILE_INFO, raw);
         ByteBuffer b = ByteBuffer.wrap(raw).order(ByteOrder.nativeOrder());
         long dev = (b.getInt(STX_DEV_MAJOR) & 0xffffffffL) << 32 | (b.getInt(STX_DEV_MINOR) & 0xffffffffL);
-        return new Stat(b.getShort(STX_MODE) & 0xffff, dev, b.getLong(STX_INO), b.getLong(STX_SIZE),
-                b.getLong(STX_MTIME), b.getInt(STX_MTIME + 8));
+        return new Stat(
+                b.getShort(STX_MODE) & 0xffff,
+                dev,
+                b.getLong(STX_INO),
+                b.getLong(STX_SIZE),
+                b.getLong(STX_MTIME),
+                b.getInt(STX_MTIME + 8));
     }
 
     /** @return the link's target as bytes, or null when {@code name} is not a symbolic link */
@@ -227,5 +232,4 @@ final class Posix {
     static Path fdPath(int fd) {
         return Path.of("/proc/self/fd/" + fd);
     }
-
 }

@@ -3,7 +3,6 @@ package io.sandboxd.daemon.fs;
 import com.sun.jna.LastErrorException;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
-
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -25,6 +24,7 @@ import java.util.List;
 public final class SandboxRoot implements AutoCloseable {
     /** Same bound as the kernel's ELOOP. */
     static final int MAX_SYMLINKS = 40;
+
     private static final int MAX_RETRIES = 8;
 
     /** How the last component is treated. */
@@ -66,7 +66,8 @@ public final class SandboxRoot implements AutoCloseable {
         try {
             this.rootFd = Posix.openat(-100 /* AT_FDCWD */, rootString, Posix.O_PATH | Posix.O_DIRECTORY);
         } catch (LastErrorException e) {
-            throw new UncheckedIOException(new java.io.IOException("cannot open root dir (errno " + e.getErrorCode() + ")"));
+            throw new UncheckedIOException(
+                    new java.io.IOException("cannot open root dir (errno " + e.getErrorCode() + ")"));
         }
     }
 
@@ -168,6 +169,7 @@ public final class SandboxRoot implements AutoCloseable {
         private final Deque<Name> todo;
         /** fds.get(0) is the root (not owned); names are the real segments of fds[1..] */
         private final List<Integer> fds = new ArrayList<>();
+
         private final List<Name> names = new ArrayList<>();
         private int links;
         private int created;
@@ -436,7 +438,8 @@ public final class SandboxRoot implements AutoCloseable {
             for (Name s : r.realSegments()) {
                 if (!s.isUtf8()) {
                     // the child's cwd and PWD are text: a name that is not UTF-8 cannot be one
-                    throw new SandboxException(ErrorKind.INVALID_ARGUMENT,
+                    throw new SandboxException(
+                            ErrorKind.INVALID_ARGUMENT,
                             "cwd \"" + cwd + "\" resolves through a name that is not valid UTF-8");
                 }
                 p = p.resolve(s.display());
@@ -448,13 +451,15 @@ public final class SandboxRoot implements AutoCloseable {
     /** A cwd that does not resolve, told in terms of the cwd the client sent. */
     private static SandboxException workingDirectoryError(String cwd, PathException e) {
         if (e.failure() == PathFailure.ESCAPES) {
-            return new SandboxException(ErrorKind.PERMISSION_DENIED,
-                    "cwd: access denied: path \"" + cwd + "\": path escapes sandbox root");
+            return new SandboxException(
+                    ErrorKind.PERMISSION_DENIED, "cwd: access denied: path \"" + cwd + "\": path escapes sandbox root");
         }
         return switch (e.kind()) {
-            case PERMISSION_DENIED -> new SandboxException(ErrorKind.PERMISSION_DENIED, "cwd \"" + cwd + "\": permission denied");
+            case PERMISSION_DENIED ->
+                new SandboxException(ErrorKind.PERMISSION_DENIED, "cwd \"" + cwd + "\": permission denied");
             case NOT_FOUND -> new SandboxException(ErrorKind.NOT_FOUND, "cwd \"" + cwd + "\" does not exist");
-            case INVALID_ARGUMENT -> new SandboxException(ErrorKind.INVALID_ARGUMENT, "cwd \"" + cwd + "\": " + e.getMessage());
+            case INVALID_ARGUMENT ->
+                new SandboxException(ErrorKind.INVALID_ARGUMENT, "cwd \"" + cwd + "\": " + e.getMessage());
             default -> e;
         };
     }

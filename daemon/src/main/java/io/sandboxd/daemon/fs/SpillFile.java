@@ -1,7 +1,6 @@
 package io.sandboxd.daemon.fs;
 
 import com.sun.jna.LastErrorException;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

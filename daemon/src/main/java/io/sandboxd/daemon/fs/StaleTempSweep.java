@@ -8,8 +8,7 @@ import com.sun.jna.LastErrorException;
  * symlink. Temps whose name carries this daemon's instance id are its own uploads in flight and stay.
  */
 final class StaleTempSweep {
-    private StaleTempSweep() {
-    }
+    private StaleTempSweep() {}
 
     /** @return how many stale temps were removed; best effort, a failure ends the sweep quietly */
     static int run(int rootFd, String instanceId) {

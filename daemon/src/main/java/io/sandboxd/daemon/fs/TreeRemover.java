@@ -18,8 +18,7 @@ final class TreeRemover {
      */
     private static final int MAX_BUSY_PASSES = 64;
 
-    private TreeRemover() {
-    }
+    private TreeRemover() {}
 
     /** Removes everything inside the directory {@code dirFd} designates; the directory itself stays. */
     static void removeContents(int dirFd) throws PathException {
@@ -49,10 +48,15 @@ final class TreeRemover {
         }
     }
 
-    private enum Pass { EMPTY, REMOVED, ENTERED }
+    private enum Pass {
+        EMPTY,
+        REMOVED,
+        ENTERED
+    }
 
     /** One read of the current directory: removes what it can, enters the first directory that is not empty. */
-    private static Pass removePass(DirectoryReader reader, DirectoryPath path) throws PathException, LastErrorException {
+    private static Pass removePass(DirectoryReader reader, DirectoryPath path)
+            throws PathException, LastErrorException {
         boolean saw = false;
         while (reader.next()) {
             saw = true;
@@ -67,8 +71,8 @@ final class TreeRemover {
             if (rc != Posix.ENOTEMPTY && rc != Posix.EEXIST) {
                 continue; // removed, gone, or no longer a directory: the next pass sees what it is now
             }
-            int child = Posix.Raw.openat(fd, name.cString(),
-                    Posix.O_RDONLY | Posix.O_DIRECTORY | Posix.O_NOFOLLOW | Posix.O_CLOEXEC, 0);
+            int child = Posix.Raw.openat(
+                    fd, name.cString(), Posix.O_RDONLY | Posix.O_DIRECTORY | Posix.O_NOFOLLOW | Posix.O_CLOEXEC, 0);
             if (child < 0) {
                 continue; // replaced under us; the next pass looks again
             }

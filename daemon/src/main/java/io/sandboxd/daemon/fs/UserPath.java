@@ -18,6 +18,7 @@ public record UserPath(List<Name> segments) {
     public static final int MAX_PATH_BYTES = 4095;
     /** Prefix of in-flight upload temp files; never listed, never addressable. */
     public static final String TEMP_PREFIX = ".sandboxd-upload-";
+
     static final byte[] TEMP_PREFIX_BYTES = TEMP_PREFIX.getBytes(StandardCharsets.US_ASCII);
 
     public UserPath {
@@ -61,11 +62,12 @@ public record UserPath(List<Name> segments) {
         List<Name> segs = lexicalClean(parts, true);
         for (Name s : segs) {
             if (s.length() > MAX_NAME_BYTES) {
-                throw new PathException(PathFailure.INVALID, "a path segment is longer than "
-                        + MAX_NAME_BYTES + " bytes");
+                throw new PathException(
+                        PathFailure.INVALID, "a path segment is longer than " + MAX_NAME_BYTES + " bytes");
             }
             if (s.startsWith(TEMP_PREFIX_BYTES)) {
-                throw new PathException(PathFailure.INVALID,
+                throw new PathException(
+                        PathFailure.INVALID,
                         "names starting with " + TEMP_PREFIX + " are reserved for in-flight uploads");
             }
         }

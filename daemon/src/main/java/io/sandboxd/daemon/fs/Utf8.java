@@ -9,8 +9,7 @@ public final class Utf8 {
     private static final char REPLACEMENT = '\uFFFD';
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
-    private Utf8() {
-    }
+    private Utf8() {}
 
     public static boolean isValid(byte[] b) {
         for (int i = 0; i < b.length; ) {
@@ -47,8 +46,13 @@ public final class Utf8 {
         StringBuilder sb = new StringBuilder(b.length * 3);
         for (byte x : b) {
             int c = x & 0xff;
-            if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-                    || c == '-' || c == '.' || c == '_' || c == '~') {
+            if (c >= 'a' && c <= 'z'
+                    || c >= 'A' && c <= 'Z'
+                    || c >= '0' && c <= '9'
+                    || c == '-'
+                    || c == '.'
+                    || c == '_'
+                    || c == '~') {
                 sb.append((char) c);
             } else {
                 sb.append('%').append(HEX[c >> 4]).append(HEX[c & 0xf]);

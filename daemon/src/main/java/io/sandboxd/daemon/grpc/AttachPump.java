@@ -13,7 +13,6 @@ import io.sandboxd.daemon.process.OutputKind;
 import io.sandboxd.daemon.process.journal.JournalRead;
 import io.sandboxd.daemon.process.journal.OffsetOutOfRangeException;
 import io.sandboxd.daemon.process.journal.StreamJournal;
-
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -52,8 +51,11 @@ final class AttachPump {
     private boolean stderrFirst;
     private boolean done;
 
-    AttachPump(ServerCallStreamObserver<AttachEvent> out, Executor executor, ScheduledExecutorService timer,
-               long heartbeatNanos) {
+    AttachPump(
+            ServerCallStreamObserver<AttachEvent> out,
+            Executor executor,
+            ScheduledExecutorService timer,
+            long heartbeatNanos) {
         this.out = out;
         this.executor = executor;
         this.timer = timer;
@@ -83,12 +85,16 @@ final class AttachPump {
         this.stderrOffset = stderrFrom;
         this.first = firstEvent;
         long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), heartbeatNanos / 4);
-        this.heartbeat = timer.scheduleAtFixedRate(() -> {
-            if (System.nanoTime() - lastSentNanos >= heartbeatNanos) {
-                heartbeatDue = true;
-                signal();
-            }
-        }, period, period, TimeUnit.NANOSECONDS);
+        this.heartbeat = timer.scheduleAtFixedRate(
+                () -> {
+                    if (System.nanoTime() - lastSentNanos >= heartbeatNanos) {
+                        heartbeatDue = true;
+                        signal();
+                    }
+                },
+                period,
+                period,
+                TimeUnit.NANOSECONDS);
         this.process = p; // publishes the fields above to the drain
         p.journal().watch(wake);
         p.exit().whenComplete((e, t) -> signal());
@@ -141,9 +147,11 @@ final class AttachPump {
                 first = null;
             } else if (heartbeatDue) {
                 heartbeatDue = false;
-                e = AttachEvent.newBuilder().setHeartbeat(Heartbeat.newBuilder()
-                        .setStdoutWritten(p.journal().stdout().written())
-                        .setStderrWritten(p.journal().stderr().written())).build();
+                e = AttachEvent.newBuilder()
+                        .setHeartbeat(Heartbeat.newBuilder()
+                                .setStdoutWritten(p.journal().stdout().written())
+                                .setStderrWritten(p.journal().stderr().written()))
+                        .build();
             } else {
                 boolean exited = p.exit().isDone(); // before reading: every byte is journalled by then
                 stderrFirst = !stderrFirst;
@@ -155,7 +163,9 @@ final class AttachPump {
                     if (!exited) {
                         return; // caught up: an append, the exit or the heartbeat wakes us
                     }
-                    out.onNext(AttachEvent.newBuilder().setExit(DurableServiceImpl.exitRecord(p, p.exit().join())).build());
+                    out.onNext(AttachEvent.newBuilder()
+                            .setExit(DurableServiceImpl.exitRecord(p, p.exit().join()))
+                            .build());
                     out.onCompleted();
                     finish();
                     return;
@@ -179,14 +189,22 @@ final class AttachPump {
         switch (r.kind()) {
             case DATA -> {
                 advance(kind, r.data().length);
-                return AttachEvent.newBuilder().setOutput(Output.newBuilder().setStream(stream).setOffset(offset)
-                        .setData(UnsafeByteOperations.unsafeWrap(r.data()))).build();
+                return AttachEvent.newBuilder()
+                        .setOutput(Output.newBuilder()
+                                .setStream(stream)
+                                .setOffset(offset)
+                                .setData(UnsafeByteOperations.unsafeWrap(r.data())))
+                        .build();
             }
             case GAP -> {
                 advance(kind, r.gapLength());
-                return AttachEvent.newBuilder().setGap(Gap.newBuilder().setStream(stream).setOffset(offset)
-                        .setLength(r.gapLength())
-                        .setReason(reason(r.cause()))).build();
+                return AttachEvent.newBuilder()
+                        .setGap(Gap.newBuilder()
+                                .setStream(stream)
+                                .setOffset(offset)
+                                .setLength(r.gapLength())
+                                .setReason(reason(r.cause())))
+                        .build();
             }
             default -> {
                 return null;

@@ -9,7 +9,8 @@ import io.sandboxd.daemon.auth.AccessToken;
 
 /** {@code authorization: Bearer <token>} on every call but health, compared in constant time. */
 final class AuthInterceptor implements ServerInterceptor {
-    static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    static final Metadata.Key<String> AUTHORIZATION =
+            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
     private final AccessToken token;
 
     AuthInterceptor(AccessToken token) {
@@ -17,14 +18,14 @@ final class AuthInterceptor implements ServerInterceptor {
     }
 
     @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-                                                       ServerCallHandler<Q, R> next) {
-        if (!token.enabled() || HealthMethods.isHealth(call.getMethodDescriptor().getFullMethodName())
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+            ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+        if (!token.enabled()
+                || HealthMethods.isHealth(call.getMethodDescriptor().getFullMethodName())
                 || token.permits(headers.get(AUTHORIZATION))) {
             return next.startCall(call, headers);
         }
         call.close(Status.UNAUTHENTICATED.withDescription("missing or invalid bearer token"), new Metadata());
-        return new ServerCall.Listener<>() {
-        };
+        return new ServerCall.Listener<>() {};
     }
 }

@@ -11,7 +11,6 @@ import io.grpc.Status;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sandboxd.daemon.logging.RequestLog;
-
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -35,8 +34,8 @@ final class CallObserver implements ServerInterceptor {
     }
 
     @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-                                                       ServerCallHandler<Q, R> next) {
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+            ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
         long started = System.nanoTime();
         String method = call.getMethodDescriptor().getFullMethodName();
         String kind = call.getMethodDescriptor().getType().serverSendsOneMessage() ? "unary" : "stream";
@@ -94,14 +93,15 @@ final class CallObserver implements ServerInterceptor {
     }
 
     private Timer timer(String method, Status.Code code) {
-        AtomicReferenceArray<Timer> byCode = timers.computeIfAbsent(method,
-                m -> new AtomicReferenceArray<>(Status.Code.values().length));
+        AtomicReferenceArray<Timer> byCode =
+                timers.computeIfAbsent(method, m -> new AtomicReferenceArray<>(Status.Code.values().length));
         Timer t = byCode.get(code.ordinal());
         if (t == null) {
             // A race registers the same meter twice: the registry returns the existing one.
             t = Timer.builder("sandboxd.grpc.server.duration")
                     .description("gRPC call latency by method and status")
-                    .tag("method", method).tag("status", code.name())
+                    .tag("method", method)
+                    .tag("status", code.name())
                     .register(registry);
             byCode.set(code.ordinal(), t);
         }

@@ -21,10 +21,9 @@ import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.process.DurableProcess;
 import io.sandboxd.daemon.process.DurableProcesses;
 import io.sandboxd.daemon.process.OutputKind;
-
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -39,8 +38,8 @@ final class DurableServiceImpl extends DurableProcessServiceGrpc.DurableProcessS
     private final long heartbeatNanos;
     private final ExecutorService readers = Executors.newFixedThreadPool(
             Math.max(2, Runtime.getRuntime().availableProcessors()), daemonThreads("sandboxd-attach"));
-    private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(
-            daemonThreads("sandboxd-attach-heartbeat"));
+    private final ScheduledExecutorService heartbeats =
+            Executors.newSingleThreadScheduledExecutor(daemonThreads("sandboxd-attach-heartbeat"));
 
     DurableServiceImpl(DurableProcesses processes, Executor ptySpawns, Duration heartbeat) {
         this.processes = processes;
@@ -63,13 +62,17 @@ final class DurableServiceImpl extends DurableProcessServiceGrpc.DurableProcessS
         Runnable spawn = () -> {
             DurableProcess d;
             try {
-                io.sandboxd.api.process.v1.StartRequest.Builder v1 = io.sandboxd.api.process.v1.StartRequest.newBuilder()
-                        .setConfig(request.getConfig());
+                io.sandboxd.api.process.v1.StartRequest.Builder v1 =
+                        io.sandboxd.api.process.v1.StartRequest.newBuilder().setConfig(request.getConfig());
                 if (request.hasPty()) {
                     v1.setPty(request.getPty());
                 }
-                d = processes.start(ProcessRequests.of(v1.build()), request.getTag(), request.getDetach(),
-                        request.getTimeoutMillis(), request.getRetentionBytes());
+                d = processes.start(
+                        ProcessRequests.of(v1.build()),
+                        request.getTag(),
+                        request.getDetach(),
+                        request.getTimeoutMillis(),
+                        request.getRetentionBytes());
                 d.attachViewer();
             } catch (SandboxException | RuntimeException e) {
                 out.onError(StatusMapper.toStatus(e));
@@ -78,8 +81,14 @@ final class DurableServiceImpl extends DurableProcessServiceGrpc.DurableProcessS
             if (!request.getDetach()) {
                 pump.onCancel(d::killTree);
             }
-            pump.begin(d, 0, 0, AttachEvent.newBuilder()
-                    .setStarted(Started.newBuilder().setProcessId(d.id()).setTag(d.tag())).build());
+            pump.begin(
+                    d,
+                    0,
+                    0,
+                    AttachEvent.newBuilder()
+                            .setStarted(
+                                    Started.newBuilder().setProcessId(d.id()).setTag(d.tag()))
+                            .build());
         };
         if (request.hasPty()) {
             ptySpawns.execute(Context.current().wrap(spawn));
@@ -118,8 +127,9 @@ final class DurableServiceImpl extends DurableProcessServiceGrpc.DurableProcessS
     private static void checkOffset(DurableProcess d, OutputKind kind, long offset, String field) throws OutOfRange {
         long written = d.stream(kind).written();
         if (offset < 0 || offset > written) {
-            throw new OutOfRange(field + " " + Long.toUnsignedString(offset) + " is beyond the " + written
-                    + " bytes process " + d.id() + " has written to " + kind.name().toLowerCase(java.util.Locale.ROOT));
+            throw new OutOfRange(
+                    field + " " + Long.toUnsignedString(offset) + " is beyond the " + written + " bytes process "
+                            + d.id() + " has written to " + kind.name().toLowerCase(java.util.Locale.ROOT));
         }
     }
 
@@ -171,17 +181,24 @@ final class DurableServiceImpl extends DurableProcessServiceGrpc.DurableProcessS
     }
 
     static ProcessInfo info(DurableProcess d) {
-        ProcessInfo.Builder b = ProcessInfo.newBuilder().setProcessId(d.id()).setTag(d.tag())
-                .addAllCommand(d.command()).setPty(d.pty()).setV1Start(d.v1Start()).setDetached(d.detached())
+        ProcessInfo.Builder b = ProcessInfo.newBuilder()
+                .setProcessId(d.id())
+                .setTag(d.tag())
+                .addAllCommand(d.command())
+                .setPty(d.pty())
+                .setV1Start(d.v1Start())
+                .setDetached(d.detached())
                 .setStartTimeUnixMillis(d.startMillis())
-                .setStdoutWritten(d.journal().stdout().written()).setStderrWritten(d.journal().stderr().written());
+                .setStdoutWritten(d.journal().stdout().written())
+                .setStderrWritten(d.journal().stderr().written());
         DurableProcess.Exit e = d.exit().getNow(null);
-        b.setState(switch (d.state()) {
-            case RUNNING -> ProcessState.PROCESS_STATE_RUNNING;
-            case EXITED -> ProcessState.PROCESS_STATE_EXITED;
-            case KILLED -> ProcessState.PROCESS_STATE_KILLED;
-            case TIMED_OUT -> ProcessState.PROCESS_STATE_TIMED_OUT;
-        });
+        b.setState(
+                switch (d.state()) {
+                    case RUNNING -> ProcessState.PROCESS_STATE_RUNNING;
+                    case EXITED -> ProcessState.PROCESS_STATE_EXITED;
+                    case KILLED -> ProcessState.PROCESS_STATE_KILLED;
+                    case TIMED_OUT -> ProcessState.PROCESS_STATE_TIMED_OUT;
+                });
         if (e == null) {
             b.setPid(d.pid()).setPgid(d.pid());
         } else {
@@ -191,11 +208,19 @@ final class DurableServiceImpl extends DurableProcessServiceGrpc.DurableProcessS
     }
 
     static ExitRecord exitRecord(DurableProcess d, DurableProcess.Exit e) {
-        ExitKind kind = e.timedOut() ? ExitKind.EXIT_KIND_TIMED_OUT
+        ExitKind kind = e.timedOut()
+                ? ExitKind.EXIT_KIND_TIMED_OUT
                 : e.signal() != 0 ? ExitKind.EXIT_KIND_SIGNALED : ExitKind.EXIT_KIND_EXITED;
-        return ExitRecord.newBuilder().setProcessId(d.id()).setKind(kind).setExitCode(e.code()).setSignal(e.signal())
-                .setTimedOut(e.timedOut()).setEndTimeUnixMillis(e.endMillis())
-                .setStdoutWritten(e.stdoutWritten()).setStderrWritten(e.stderrWritten()).build();
+        return ExitRecord.newBuilder()
+                .setProcessId(d.id())
+                .setKind(kind)
+                .setExitCode(e.code())
+                .setSignal(e.signal())
+                .setTimedOut(e.timedOut())
+                .setEndTimeUnixMillis(e.endMillis())
+                .setStdoutWritten(e.stdoutWritten())
+                .setStderrWritten(e.stderrWritten())
+                .build();
     }
 
     void close() {

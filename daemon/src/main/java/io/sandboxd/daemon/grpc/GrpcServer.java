@@ -1,11 +1,11 @@
 package io.sandboxd.daemon.grpc;
 
 import io.grpc.Server;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
-import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -19,7 +19,6 @@ import io.sandboxd.api.process.v1.ProcessServiceGrpc;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.process.ProcessCore;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
@@ -41,6 +40,7 @@ public final class GrpcServer {
      * ~128 window updates, a few milliseconds.
      */
     static final int STREAM_WINDOW_BYTES = 64 * 1024;
+
     private final DaemonConfig config;
     private final ListenerContext listeners;
     private final ProcessCore processes;
@@ -62,8 +62,8 @@ public final class GrpcServer {
     }
 
     /** @param attachHeartbeat how long an attach stream of the durable service may stay silent */
-    public GrpcServer(DaemonConfig config, ListenerContext listeners, ProcessCore processes,
-                      java.time.Duration attachHeartbeat) {
+    public GrpcServer(
+            DaemonConfig config, ListenerContext listeners, ProcessCore processes, java.time.Duration attachHeartbeat) {
         this.attachHeartbeat = attachHeartbeat;
         this.config = config;
         this.listeners = listeners;
@@ -71,7 +71,8 @@ public final class GrpcServer {
     }
 
     public void start() throws IOException {
-        NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(config.listenHost(), config.grpcPort()));
+        NettyServerBuilder b =
+                NettyServerBuilder.forAddress(new InetSocketAddress(config.listenHost(), config.grpcPort()));
         if (Epoll.isAvailable()) {
             boss = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
             workers = new MultiThreadIoEventLoopGroup(0, EpollIoHandler.newFactory());
@@ -81,7 +82,8 @@ public final class GrpcServer {
             workers = new MultiThreadIoEventLoopGroup(0, NioIoHandler.newFactory());
             b.channelType(NioServerSocketChannel.class);
         }
-        b.bossEventLoopGroup(boss).workerEventLoopGroup(workers)
+        b.bossEventLoopGroup(boss)
+                .workerEventLoopGroup(workers)
                 // Handlers run on the event loops (see ProcessServiceImpl): -40..80 us per call.
                 .directExecutor()
                 // grpc-java's own pooled allocator gives every arena a 2 MiB chunk that
@@ -103,7 +105,8 @@ public final class GrpcServer {
                 .intercept(new ResponseTrailers())
                 .intercept(new AuthInterceptor(listeners.accessToken()))
                 .intercept(new ServingGate(listeners.state()))
-                .intercept(new CallObserver(listeners.requestLog(), listeners.metrics().registry()));
+                .intercept(new CallObserver(
+                        listeners.requestLog(), listeners.metrics().registry()));
         if (processes.durable() != null) {
             durable = new DurableServiceImpl(processes.durable(), ptySpawns, attachHeartbeat);
             b.addService(durable);
@@ -133,7 +136,8 @@ public final class GrpcServer {
         if (server != null) {
             server.shutdown();
             try {
-                if (!server.awaitTermination(Math.max(0, drainDeadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                if (!server.awaitTermination(
+                        Math.max(0, drainDeadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                     server.shutdownNow();
                     server.awaitTermination(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
                 }

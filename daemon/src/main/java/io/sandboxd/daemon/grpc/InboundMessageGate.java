@@ -9,7 +9,6 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
-
 import java.util.ArrayDeque;
 
 /**
@@ -38,14 +37,16 @@ final class InboundMessageGate implements ServerInterceptor {
         return new ServerTransportFilter() {
             @Override
             public Attributes transportReady(Attributes attrs) {
-                return attrs.toBuilder().set(SLOTS, new Slots(SLOTS_PER_CONNECTION)).build();
+                return attrs.toBuilder()
+                        .set(SLOTS, new Slots(SLOTS_PER_CONNECTION))
+                        .build();
             }
         };
     }
 
     @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-                                                       ServerCallHandler<Q, R> next) {
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+            ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
         Slots slots = call.getAttributes().get(SLOTS);
         if (slots == null) {
             return next.startCall(call, headers);
@@ -83,6 +84,7 @@ final class InboundMessageGate implements ServerInterceptor {
         private final Slots slots;
         /** Guarded by the slots' lock. */
         boolean holding;
+
         int pendingRequests;
 
         GatedCall(ServerCall<Q, R> call, Slots slots) {

@@ -1,5 +1,6 @@
 package io.sandboxd.daemon.grpc;
 
+import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.Context;
 import io.grpc.Metadata;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -22,12 +23,9 @@ import io.sandboxd.daemon.process.Execution;
 import io.sandboxd.daemon.process.ManagedProcess;
 import io.sandboxd.daemon.process.ProcessCore;
 import io.sandboxd.daemon.process.ProcessSignal;
-
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
-
-import com.google.protobuf.UnsafeByteOperations;
 
 /** The thin gRPC adapter of {@code process.v1.ProcessService} over the {@link ProcessCore}. */
 final class ProcessServiceImpl extends ProcessServiceGrpc.ProcessServiceImplBase {
@@ -71,8 +69,11 @@ final class ProcessServiceImpl extends ProcessServiceGrpc.ProcessServiceImplBase
         }
     }
 
-    private void spawn(StartRequest request, ServerCallStreamObserver<StartResponse> stream, StartStreamSink sink,
-                       AtomicReference<ManagedProcess> started) {
+    private void spawn(
+            StartRequest request,
+            ServerCallStreamObserver<StartResponse> stream,
+            StartStreamSink sink,
+            AtomicReference<ManagedProcess> started) {
         ManagedProcess p;
         try {
             p = core.start(ProcessRequests.of(request));
@@ -140,11 +141,12 @@ final class ProcessServiceImpl extends ProcessServiceGrpc.ProcessServiceImplBase
             observer.onError(StatusMapper.toStatus(e));
             return;
         }
-        CompletableFuture<Void> op = switch (request.getPayloadCase()) {
-            case INPUT -> p.writeStdin(request.getInput().toByteArray());
-            case EOF -> p.closeStdin();
-            case PAYLOAD_NOT_SET -> CompletableFuture.completedFuture(null);
-        };
+        CompletableFuture<Void> op =
+                switch (request.getPayloadCase()) {
+                    case INPUT -> p.writeStdin(request.getInput().toByteArray());
+                    case EOF -> p.closeStdin();
+                    case PAYLOAD_NOT_SET -> CompletableFuture.completedFuture(null);
+                };
         Context ctx = Context.current();
         // Deadline or cancel: give up; a write that has not begun is skipped (see StdinChannel).
         Context.CancellationListener onCancel = c -> op.cancel(false);

@@ -22,8 +22,8 @@ final class ResponseTrailers implements ServerInterceptor {
     }
 
     @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-                                                       ServerCallHandler<Q, R> next) {
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+            ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
         Metadata extra = new Metadata();
         ServerCall<Q, R> wrapped = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
             @Override

@@ -16,13 +16,13 @@ final class ServingGate implements ServerInterceptor {
     }
 
     @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-                                                       ServerCallHandler<Q, R> next) {
-        if (state.isServing() || HealthMethods.isHealth(call.getMethodDescriptor().getFullMethodName())) {
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+            ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+        if (state.isServing()
+                || HealthMethods.isHealth(call.getMethodDescriptor().getFullMethodName())) {
             return next.startCall(call, headers);
         }
         call.close(Status.UNAVAILABLE.withDescription("sandboxd is shutting down"), new Metadata());
-        return new ServerCall.Listener<>() {
-        };
+        return new ServerCall.Listener<>() {};
     }
 }

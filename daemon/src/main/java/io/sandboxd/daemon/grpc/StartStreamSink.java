@@ -7,7 +7,6 @@ import io.sandboxd.api.process.v1.InitEvent;
 import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.daemon.process.OutputKind;
 import io.sandboxd.daemon.process.OutputSink;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -58,7 +57,9 @@ final class StartStreamSink implements OutputSink {
 
     synchronized void init(int processId) {
         if (!cancelled) {
-            stream.onNext(StartResponse.newBuilder().setInit(InitEvent.newBuilder().setProcessId(processId)).build());
+            stream.onNext(StartResponse.newBuilder()
+                    .setInit(InitEvent.newBuilder().setProcessId(processId))
+                    .build());
         }
     }
 
@@ -114,7 +115,9 @@ final class StartStreamSink implements OutputSink {
         if (cancelled) {
             return;
         }
-        stream.onNext(StartResponse.newBuilder().setExit(ExitEvent.newBuilder().setExitCode(exitCode)).build());
+        stream.onNext(StartResponse.newBuilder()
+                .setExit(ExitEvent.newBuilder().setExitCode(exitCode))
+                .build());
         stream.onCompleted();
     }
 }

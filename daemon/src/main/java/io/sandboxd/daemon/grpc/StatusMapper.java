@@ -4,14 +4,12 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
-
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /** Core failure kinds → gRPC status codes, in one place. */
 final class StatusMapper {
-    private StatusMapper() {
-    }
+    private StatusMapper() {}
 
     static Status.Code code(ErrorKind kind) {
         return switch (kind) {
@@ -34,7 +32,9 @@ final class StatusMapper {
             c = c.getCause();
         }
         if (c instanceof SandboxException se) {
-            return Status.fromCode(code(se.kind())).withDescription(se.getMessage()).asRuntimeException();
+            return Status.fromCode(code(se.kind()))
+                    .withDescription(se.getMessage())
+                    .asRuntimeException();
         }
         if (c instanceof StatusRuntimeException sre) {
             return sre;

@@ -6,8 +6,7 @@ package io.sandboxd.daemon.json;
  * bytes, and escapes lone surrogates so the output is always valid UTF-8.
  */
 public final class JsonText {
-    private JsonText() {
-    }
+    private JsonText() {}
 
     public static void appendString(StringBuilder sb, String s) {
         sb.append('"');
@@ -23,9 +22,17 @@ public final class JsonText {
                 case '>' -> sb.append("\\u003e");
                 case '&' -> sb.append("\\u0026");
                 default -> {
-                    if (c < 0x20 || c == 0x7f || c == '\u2028' || c == '\u2029' || Character.isSurrogate(c)
-                            && !(Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1)))
-                            && !(Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(s.charAt(i - 1)))) {
+                    if (c < 0x20
+                            || c == 0x7f
+                            || c == '\u2028'
+                            || c == '\u2029'
+                            || Character.isSurrogate(c)
+                                    && !(Character.isHighSurrogate(c)
+                                            && i + 1 < s.length()
+                                            && Character.isLowSurrogate(s.charAt(i + 1)))
+                                    && !(Character.isLowSurrogate(c)
+                                            && i > 0
+                                            && Character.isHighSurrogate(s.charAt(i - 1)))) {
                         sb.append(String.format("\\u%04x", (int) c));
                     } else {
                         sb.append(c);

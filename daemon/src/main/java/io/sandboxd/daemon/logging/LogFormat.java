@@ -1,5 +1,6 @@
 package io.sandboxd.daemon.logging;
 
 public enum LogFormat {
-    TEXT, JSON
+    TEXT,
+    JSON
 }

@@ -1,7 +1,6 @@
 package io.sandboxd.daemon.logging;
 
 import io.sandboxd.daemon.json.JsonText;
-
 import java.io.PrintStream;
 import java.time.Instant;
 
@@ -29,13 +28,22 @@ public final class RequestLog {
      * @param target    request path or full RPC method name
      * @param status    HTTP status code or gRPC status code name
      */
-    public void log(String transport, String method, String target, String status,
-                    long durationNanos, long bytesIn, long bytesOut) {
+    public void log(
+            String transport,
+            String method,
+            String target,
+            String status,
+            long durationNanos,
+            long bytesIn,
+            long bytesOut) {
         StringBuilder sb = new StringBuilder(160);
         String ts = Instant.now().toString();
         if (format == LogFormat.JSON) {
-            sb.append("{\"ts\":\"").append(ts).append("\",\"transport\":\"").append(transport)
-              .append("\",\"method\":");
+            sb.append("{\"ts\":\"")
+                    .append(ts)
+                    .append("\",\"transport\":\"")
+                    .append(transport)
+                    .append("\",\"method\":");
             JsonText.appendString(sb, method);
             sb.append(",\"target\":");
             JsonText.appendString(sb, target);
@@ -43,8 +51,11 @@ public final class RequestLog {
             JsonText.appendString(sb, status);
             sb.append(",\"duration_ms\":");
             appendMillis(sb, durationNanos);
-            sb.append(",\"bytes_in\":").append(bytesIn)
-              .append(",\"bytes_out\":").append(bytesOut).append('}');
+            sb.append(",\"bytes_in\":")
+                    .append(bytesIn)
+                    .append(",\"bytes_out\":")
+                    .append(bytesOut)
+                    .append('}');
         } else {
             sb.append(ts).append(' ').append(transport).append(' ');
             appendEscaped(sb, method);
@@ -54,8 +65,7 @@ public final class RequestLog {
             appendEscaped(sb, status);
             sb.append(" duration_ms=");
             appendMillis(sb, durationNanos);
-            sb.append(" bytes_in=").append(bytesIn)
-              .append(" bytes_out=").append(bytesOut);
+            sb.append(" bytes_in=").append(bytesIn).append(" bytes_out=").append(bytesOut);
         }
         out.println(sb);
     }

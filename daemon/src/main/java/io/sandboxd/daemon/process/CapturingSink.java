@@ -43,8 +43,8 @@ final class CapturingSink implements OutputSink {
         ExecuteResult r;
         synchronized (stdout) {
             synchronized (stderr) {
-                r = new ExecuteResult(exitCode, stdout.toByteArray(), stderr.toByteArray(),
-                        stdout.dropped(), stderr.dropped());
+                r = new ExecuteResult(
+                        exitCode, stdout.toByteArray(), stderr.toByteArray(), stdout.dropped(), stderr.dropped());
             }
         }
         result.complete(r);

@@ -3,7 +3,6 @@ package io.sandboxd.daemon.process;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.SandboxRoot;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -41,8 +40,12 @@ public final class CommandResolver {
         }
         for (Map.Entry<String, String> e : request.env().entrySet()) {
             String k = e.getKey();
-            if (k.isEmpty() || k.indexOf('=') >= 0 || k.indexOf('\0') >= 0 || e.getValue().indexOf('\0') >= 0) {
-                throw new SandboxException(ErrorKind.INVALID_ARGUMENT,
+            if (k.isEmpty()
+                    || k.indexOf('=') >= 0
+                    || k.indexOf('\0') >= 0
+                    || e.getValue().indexOf('\0') >= 0) {
+                throw new SandboxException(
+                        ErrorKind.INVALID_ARGUMENT,
                         "invalid environment variable name or value (empty name, '=' in name, or NUL)");
             }
         }
@@ -91,10 +94,12 @@ public final class CommandResolver {
             throw new SandboxException(ErrorKind.NOT_FOUND, "executable \"" + name + "\" not found");
         }
         if (attrs.isDirectory()) {
-            throw new SandboxException(ErrorKind.PERMISSION_DENIED, "permission denied: \"" + name + "\" is a directory");
+            throw new SandboxException(
+                    ErrorKind.PERMISSION_DENIED, "permission denied: \"" + name + "\" is a directory");
         }
         if (!Files.isExecutable(p)) {
-            throw new SandboxException(ErrorKind.PERMISSION_DENIED, "permission denied: \"" + name + "\" is not executable");
+            throw new SandboxException(
+                    ErrorKind.PERMISSION_DENIED, "permission denied: \"" + name + "\" is not executable");
         }
         return p.toAbsolutePath();
     }

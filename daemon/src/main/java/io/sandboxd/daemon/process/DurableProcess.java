@@ -4,7 +4,6 @@ import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.process.journal.ProcessJournal;
 import io.sandboxd.daemon.process.journal.StreamJournal;
-
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,7 +26,12 @@ public final class DurableProcess {
         }
     }
 
-    public enum State { RUNNING, EXITED, KILLED, TIMED_OUT }
+    public enum State {
+        RUNNING,
+        EXITED,
+        KILLED,
+        TIMED_OUT
+    }
 
     private final int id;
     private final String tag;
@@ -42,8 +46,13 @@ public final class DurableProcess {
     private final AtomicInteger attachers = new AtomicInteger();
     volatile boolean timedOut;
 
-    DurableProcess(ManagedProcess process, String tag, ProcessRequest request, boolean v1Start, boolean detached,
-                   ProcessJournal journal) {
+    DurableProcess(
+            ManagedProcess process,
+            String tag,
+            ProcessRequest request,
+            boolean v1Start,
+            boolean detached,
+            ProcessJournal journal) {
         this.id = process.id();
         this.tag = tag == null ? "" : tag;
         this.command = request.command();
@@ -126,8 +135,9 @@ public final class DurableProcess {
     public void attachViewer() throws SandboxException {
         if (attachers.incrementAndGet() > MAX_ATTACHERS) {
             attachers.decrementAndGet();
-            throw new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, "too many attachers of process " + id
-                    + ": the limit is " + MAX_ATTACHERS + " per process");
+            throw new SandboxException(
+                    ErrorKind.RESOURCE_EXHAUSTED,
+                    "too many attachers of process " + id + ": the limit is " + MAX_ATTACHERS + " per process");
         }
         journal.record();
     }
@@ -139,7 +149,11 @@ public final class DurableProcess {
     void ended(int code) {
         journal.stdout().seal();
         journal.stderr().seal();
-        exit.complete(new Exit(code, timedOut, System.currentTimeMillis(), journal.stdout().written(),
+        exit.complete(new Exit(
+                code,
+                timedOut,
+                System.currentTimeMillis(),
+                journal.stdout().written(),
                 journal.stderr().written()));
         journal.wake();
     }

@@ -4,7 +4,6 @@ import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.process.journal.JournalStore;
 import io.sandboxd.daemon.process.journal.ProcessJournal;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -33,6 +32,7 @@ public final class DurableProcesses {
     private final Map<Integer, DurableProcess> byId = new ConcurrentHashMap<>();
     /** Live tags; 0 while the process holding it is being spawned. */
     private final Map<String, Integer> liveTags = new ConcurrentHashMap<>();
+
     private final ConcurrentLinkedDeque<DurableProcess> ended = new ConcurrentLinkedDeque<>();
     private final Map<Integer, ScheduledFuture<?>> deadlines = new ConcurrentHashMap<>();
 
@@ -43,8 +43,7 @@ public final class DurableProcesses {
      * @param keepMillis     how long an ended process stays
      * @param maxEnded       how many ended processes stay at most
      */
-    public record Settings(long retention, long maxRetention, long timeoutGraceMillis, long keepMillis, int maxEnded) {
-    }
+    public record Settings(long retention, long maxRetention, long timeoutGraceMillis, long keepMillis, int maxEnded) {}
 
     DurableProcesses(ProcessCore core, JournalStore store, ScheduledExecutorService timers, Settings settings) {
         this.core = core;
@@ -67,15 +66,18 @@ public final class DurableProcesses {
      * @throws SandboxException ALREADY_EXISTS (CONFLICT) for a live tag, INVALID_ARGUMENT for a bad
      *                          tag or retention, and whatever {@link ProcessCore#start} throws
      */
-    public DurableProcess start(ProcessRequest request, String tag, boolean detach, long timeoutMillis,
-                                long retention) throws SandboxException {
+    public DurableProcess start(ProcessRequest request, String tag, boolean detach, long timeoutMillis, long retention)
+            throws SandboxException {
         String t = tag == null ? "" : tag;
         if (t.length() > MAX_TAG_LENGTH) {
-            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "tag is longer than " + MAX_TAG_LENGTH + " characters");
+            throw new SandboxException(
+                    ErrorKind.INVALID_ARGUMENT, "tag is longer than " + MAX_TAG_LENGTH + " characters");
         }
         if (retention < 0 || retention > settings.maxRetention()) {
-            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "retention_bytes " + retention
-                    + " is beyond the limit of " + settings.maxRetention() + " (--journal-total-cap)");
+            throw new SandboxException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    "retention_bytes " + retention + " is beyond the limit of " + settings.maxRetention()
+                            + " (--journal-total-cap)");
         }
         if (timeoutMillis < 0) {
             throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "timeout must not be negative");
@@ -121,8 +123,8 @@ public final class DurableProcesses {
      * disk; its bytes are only counted until then (one NOT_RECORDED gap for an attacher).
      */
     void adopt(ManagedProcess p, ProcessRequest request) {
-        DurableProcess d = new DurableProcess(p, "", request, true, false,
-                store.open(p.id(), settings.retention(), false));
+        DurableProcess d =
+                new DurableProcess(p, "", request, true, false, store.open(p.id(), settings.retention(), false));
         byId.put(d.id(), d);
         p.tee(sink -> new TeeSink(sink, d, this));
     }
@@ -172,8 +174,10 @@ public final class DurableProcesses {
         Integer id = liveTags.get(tag);
         DurableProcess d = id == null || id == 0 ? null : byId.get(id);
         if (d == null) {
-            d = byId.values().stream().filter(p -> p.tag().equals(tag))
-                    .max(Comparator.comparingInt(DurableProcess::id)).orElse(null);
+            d = byId.values().stream()
+                    .filter(p -> p.tag().equals(tag))
+                    .max(Comparator.comparingInt(DurableProcess::id))
+                    .orElse(null);
         }
         if (d == null) {
             throw new SandboxException(ErrorKind.NOT_FOUND, "no process with tag \"" + tag + "\"");

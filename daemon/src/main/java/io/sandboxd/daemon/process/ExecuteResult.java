@@ -5,5 +5,4 @@ package io.sandboxd.daemon.process;
  *
  * @param stdoutDropped bytes dropped from the middle of stdout (0 if it fit)
  */
-public record ExecuteResult(int exitCode, byte[] stdout, byte[] stderr, long stdoutDropped, long stderrDropped) {
-}
+public record ExecuteResult(int exitCode, byte[] stdout, byte[] stderr, long stdoutDropped, long stderrDropped) {}

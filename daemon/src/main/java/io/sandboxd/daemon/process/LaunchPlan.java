@@ -12,8 +12,12 @@ import java.util.List;
  * @param workingDirectory real directory inside the root
  * @param terminal    null for pipe mode
  */
-public record LaunchPlan(Path executable, List<String> argv, ChildEnvironment environment,
-                         Path workingDirectory, TerminalSize terminal) {
+public record LaunchPlan(
+        Path executable,
+        List<String> argv,
+        ChildEnvironment environment,
+        Path workingDirectory,
+        TerminalSize terminal) {
 
     public SpawnMode mode() {
         return terminal == null ? SpawnMode.PIPE : SpawnMode.PTY;

@@ -6,7 +6,6 @@ import io.sandboxd.daemon.process.os.ExitWatcher;
 import io.sandboxd.daemon.process.os.NativeIo;
 import io.sandboxd.daemon.process.os.PipeSpawner;
 import io.sandboxd.daemon.process.os.PtyTerminal;
-
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -48,7 +47,8 @@ public final class ManagedProcess {
         this.pipes = pipes;
         this.terminal = null;
         this.pid = pipes.pid();
-        this.stdin = pipes.stdin() >= 0 ? new PipeStdin(id, pipes.stdin(), runtime.blocking(), runtime.stdinBudget()) : null;
+        this.stdin =
+                pipes.stdin() >= 0 ? new PipeStdin(id, pipes.stdin(), runtime.blocking(), runtime.stdinBudget()) : null;
         ExitWatcher.watch(pid, runtime.loop(), runtime.blocking(), this::leaderExited);
     }
 
@@ -115,13 +115,17 @@ public final class ManagedProcess {
             if (sources.stream().allMatch(s -> s.done().isDone())) {
                 return; // the usual case: output ended with the leader, no grace needed
             }
-            runtime.timers().schedule(() -> {
-                for (OutputReader s : sources) {
-                    if (!s.done().isDone()) {
-                        s.expireGrace();
-                    }
-                }
-            }, PIPE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+            runtime.timers()
+                    .schedule(
+                            () -> {
+                                for (OutputReader s : sources) {
+                                    if (!s.done().isDone()) {
+                                        s.expireGrace();
+                                    }
+                                }
+                            },
+                            PIPE_GRACE_MILLIS,
+                            TimeUnit.MILLISECONDS);
         });
         CompletableFuture<?>[] waits = new CompletableFuture<?>[sources.size() + 1];
         for (int i = 0; i < sources.size(); i++) {
@@ -135,7 +139,8 @@ public final class ManagedProcess {
     private List<OutputReader> startReaders(OutputSink sink) {
         int chunk = runtime.chunkSize();
         if (terminal == null) {
-            return List.of(reader(pipes.stdout(), OutputKind.STDOUT, sink, chunk, true),
+            return List.of(
+                    reader(pipes.stdout(), OutputKind.STDOUT, sink, chunk, true),
                     reader(pipes.stderr(), OutputKind.STDERR, sink, chunk, true));
         }
         try {
@@ -143,8 +148,8 @@ public final class ManagedProcess {
             // same master wait out EAGAIN. A PTY delivers at most a few KiB per read, so it
             // keeps the small chunk whatever --stream-chunk-size says.
             NativeIo.setNonBlocking(terminal.masterFd());
-            return List.of(reader(terminal.masterFd(), OutputKind.STDOUT, sink,
-                    Math.min(chunk, LargeChunkBudget.BASE), false));
+            return List.of(reader(
+                    terminal.masterFd(), OutputKind.STDOUT, sink, Math.min(chunk, LargeChunkBudget.BASE), false));
         } catch (IOException | RuntimeException e) {
             killTree();
             return List.of();
@@ -223,20 +228,20 @@ public final class ManagedProcess {
 
     public CompletableFuture<Void> writeStdin(byte[] data) {
         if (stdin == null) {
-            return CompletableFuture.failedFuture(new SandboxException(ErrorKind.FAILED_PRECONDITION,
-                    "process " + id + " has no stdin"));
+            return CompletableFuture.failedFuture(
+                    new SandboxException(ErrorKind.FAILED_PRECONDITION, "process " + id + " has no stdin"));
         }
         if (leaderExited) {
-            return CompletableFuture.failedFuture(new SandboxException(ErrorKind.FAILED_PRECONDITION,
-                    "process " + id + " has exited"));
+            return CompletableFuture.failedFuture(
+                    new SandboxException(ErrorKind.FAILED_PRECONDITION, "process " + id + " has exited"));
         }
         return stdin.write(data);
     }
 
     public CompletableFuture<Void> closeStdin() {
         if (stdin == null) {
-            return CompletableFuture.failedFuture(new SandboxException(ErrorKind.FAILED_PRECONDITION,
-                    "process " + id + " has no stdin"));
+            return CompletableFuture.failedFuture(
+                    new SandboxException(ErrorKind.FAILED_PRECONDITION, "process " + id + " has no stdin"));
         }
         if (leaderExited) {
             return CompletableFuture.completedFuture(null);
@@ -250,13 +255,13 @@ public final class ManagedProcess {
      */
     public void resize(long cols, long rows) throws SandboxException {
         if (terminal == null) {
-            throw new SandboxException(ErrorKind.FAILED_PRECONDITION,
-                    "failed to resize TTY: process " + id + " has no terminal");
+            throw new SandboxException(
+                    ErrorKind.FAILED_PRECONDITION, "failed to resize TTY: process " + id + " has no terminal");
         }
         TerminalSize size = TerminalSize.resize(cols, rows);
         if (leaderExited) {
-            throw new SandboxException(ErrorKind.FAILED_PRECONDITION,
-                    "failed to resize TTY: process " + id + " has exited");
+            throw new SandboxException(
+                    ErrorKind.FAILED_PRECONDITION, "failed to resize TTY: process " + id + " has exited");
         }
         try {
             terminal.resize(size.cols(), size.rows());

@@ -1,5 +1,6 @@
 package io.sandboxd.daemon.process;
 
 public enum OutputKind {
-    STDOUT, STDERR
+    STDOUT,
+    STDERR
 }

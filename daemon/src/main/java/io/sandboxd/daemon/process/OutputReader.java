@@ -3,7 +3,6 @@ package io.sandboxd.daemon.process;
 import com.sun.jna.Pointer;
 import io.sandboxd.daemon.process.os.IoLoop;
 import io.sandboxd.daemon.process.os.NativeIo;
-
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -38,9 +37,11 @@ final class OutputReader implements IoLoop.Handler {
     private final boolean ownsFd;
     /** The sink takes the native read buffer itself (no heap copy). */
     private final boolean direct;
+
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     /** Budget bytes pinned by the last chunk until the consumer shows demand again. */
     private long heldBudget;
+
     private long delivered;
     private boolean grown;
     private boolean closed;

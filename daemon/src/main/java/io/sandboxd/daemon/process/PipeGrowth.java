@@ -1,7 +1,6 @@
 package io.sandboxd.daemon.process;
 
 import io.sandboxd.daemon.process.os.NativeIo;
-
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -13,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class PipeGrowth {
     /** F_SETPIPE_SZ */
     private static final int F_SETPIPE_SZ = 1031;
+
     static final int GROWN_SIZE = 256 * 1024;
     /** Output that marks a stream as hot. */
     static final long HOT_AFTER_BYTES = 1024 * 1024;

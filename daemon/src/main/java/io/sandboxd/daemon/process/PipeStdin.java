@@ -3,7 +3,6 @@ package io.sandboxd.daemon.process;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import io.sandboxd.daemon.process.os.NativeIo;
-
 import java.io.IOException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,7 +1,6 @@
 package io.sandboxd.daemon.process;
 
 import io.sandboxd.daemon.errors.SandboxException;
-
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -35,8 +34,8 @@ public final class ProcessCore implements AutoCloseable {
      * Durable processes (issue 18) on this core, journalling into {@code store}; from now on
      * every Start process is journalled as well. Call once, before serving.
      */
-    public DurableProcesses enableDurable(io.sandboxd.daemon.process.journal.JournalStore store,
-                                          DurableProcesses.Settings settings) {
+    public DurableProcesses enableDurable(
+            io.sandboxd.daemon.process.journal.JournalStore store, DurableProcesses.Settings settings) {
         durable = new DurableProcesses(this, store, runtime.timers(), settings);
         return durable;
     }
@@ -144,8 +143,8 @@ public final class ProcessCore implements AutoCloseable {
 
     /** Waits, until the deadline at most, for every process to have delivered its exit. */
     private static void awaitAll(List<ManagedProcess> ps, long deadlineNanos) {
-        CompletableFuture<?> done = CompletableFuture.allOf(ps.stream().map(ManagedProcess::finished)
-                .toArray(CompletableFuture[]::new));
+        CompletableFuture<?> done = CompletableFuture.allOf(
+                ps.stream().map(ManagedProcess::finished).toArray(CompletableFuture[]::new));
         long left = deadlineNanos - System.nanoTime();
         try {
             done.get(Math.max(0, left), TimeUnit.NANOSECONDS);

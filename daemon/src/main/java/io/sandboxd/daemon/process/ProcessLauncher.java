@@ -5,7 +5,6 @@ import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.process.os.ChildCredentials;
 import io.sandboxd.daemon.process.os.PipeSpawner;
 import io.sandboxd.daemon.process.os.PtyTerminal;
-
 import java.io.IOException;
 
 /**
@@ -28,8 +27,14 @@ final class ProcessLauncher {
         if (plan.mode() == SpawnMode.PTY) {
             PtyTerminal t = as.spawnAs(() -> {
                 try {
-                    return PtyTerminal.spawn(plan.executable(), plan.argv(), plan.environment().asMap(),
-                            plan.workingDirectory(), plan.terminal().cols(), plan.terminal().rows(), as);
+                    return PtyTerminal.spawn(
+                            plan.executable(),
+                            plan.argv(),
+                            plan.environment().asMap(),
+                            plan.workingDirectory(),
+                            plan.terminal().cols(),
+                            plan.terminal().rows(),
+                            as);
                 } catch (IOException | LinkageError | IllegalStateException e) {
                     throw startFailure("failed to start command with PTY", e);
                 }
@@ -39,11 +44,18 @@ final class ProcessLauncher {
         PipeSpawner.Spawned spawned;
         String prefix = id == 0 ? "failed to execute command" : "failed to start command";
         try {
-            spawned = as.spawnAs(() -> PipeSpawner.spawn(plan.executable(), plan.argv(), plan.environment().encoded(),
-                    plan.workingDirectory(), withStdin, runtime.spawnAttributes(), prefix));
+            spawned = as.spawnAs(() -> PipeSpawner.spawn(
+                    plan.executable(),
+                    plan.argv(),
+                    plan.environment().encoded(),
+                    plan.workingDirectory(),
+                    withStdin,
+                    runtime.spawnAttributes(),
+                    prefix));
         } catch (LinkageError | IllegalStateException e) {
-            throw new SandboxException(ErrorKind.INTERNAL, prefix + ": process support unavailable ("
-                    + e.getClass().getSimpleName() + ")");
+            throw new SandboxException(
+                    ErrorKind.INTERNAL,
+                    prefix + ": process support unavailable (" + e.getClass().getSimpleName() + ")");
         }
         return new ManagedProcess(id, spawned, runtime, ends);
     }

@@ -2,7 +2,6 @@ package io.sandboxd.daemon.process;
 
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +20,7 @@ public final class ProcessRegistry {
     private final AtomicInteger nextId = new AtomicInteger();
     /** Places taken under the cap: reserved for a spawn, or held by a process until released. */
     private final AtomicInteger live = new AtomicInteger();
+
     private final Map<Integer, ManagedProcess> addressable = new ConcurrentHashMap<>();
     private final Set<ManagedProcess> admitted = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -41,7 +41,8 @@ public final class ProcessRegistry {
         }
         if (live.incrementAndGet() > maxProcesses) {
             live.decrementAndGet();
-            throw new SandboxException(ErrorKind.RESOURCE_EXHAUSTED,
+            throw new SandboxException(
+                    ErrorKind.RESOURCE_EXHAUSTED,
                     "too many processes: the limit is " + maxProcesses + " (--max-processes)");
         }
     }

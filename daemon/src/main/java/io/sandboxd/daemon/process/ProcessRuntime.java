@@ -7,7 +7,6 @@ import io.sandboxd.daemon.process.os.ChildCredentials;
 import io.sandboxd.daemon.process.os.IoLoop;
 import io.sandboxd.daemon.process.os.IoThreads;
 import io.sandboxd.daemon.process.os.PosixSpawn;
-
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -24,8 +23,7 @@ public final class ProcessRuntime implements AutoCloseable {
     static final int MAX_GROWN_PIPES = 64;
 
     /** The native side, created together at the first spawn. */
-    private record Loop(IoLoop io, OutputBuffers buffers, Memory spawnAttributes) {
-    }
+    private record Loop(IoLoop io, OutputBuffers buffers, Memory spawnAttributes) {}
 
     private final int chunkSize;
     private final ChildCredentials credentials;

@@ -28,7 +28,8 @@ public enum ProcessSignal {
             case 2 -> SIGINT;
             case 9 -> SIGKILL;
             case 15 -> SIGTERM;
-            default -> throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "unsupported or unspecified signal: " + shownAs);
+            default ->
+                throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "unsupported or unspecified signal: " + shownAs);
         };
     }
 }

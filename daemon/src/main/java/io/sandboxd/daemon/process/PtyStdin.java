@@ -2,7 +2,6 @@ package io.sandboxd.daemon.process;
 
 import io.sandboxd.daemon.process.os.NativeIo;
 import io.sandboxd.daemon.process.os.PtyTerminal;
-
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.concurrent.Executor;

@@ -1,7 +1,6 @@
 package io.sandboxd.daemon.process;
 
 import io.sandboxd.daemon.process.os.SessionSweeper;
-
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;

@@ -1,7 +1,8 @@
 package io.sandboxd.daemon.process;
 
 public enum SpawnMode {
-    PIPE, PTY;
+    PIPE,
+    PTY;
 
     public String label() {
         return this == PIPE ? "pipe" : "pty";

@@ -2,7 +2,6 @@ package io.sandboxd.daemon.process;
 
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
-
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -35,15 +34,19 @@ final class StdinBudget {
      */
     void take(int processId, long processQueued, long n) throws SandboxException {
         if (processQueued > 0 && processQueued + n > PER_PROCESS_BYTES) {
-            throw new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, "stdin of process " + processId + " already has "
-                    + processQueued + " bytes waiting to be read: the limit is " + PER_PROCESS_BYTES
-                    + " bytes per process (retry once the process reads its stdin)");
+            throw new SandboxException(
+                    ErrorKind.RESOURCE_EXHAUSTED,
+                    "stdin of process " + processId + " already has "
+                            + processQueued + " bytes waiting to be read: the limit is " + PER_PROCESS_BYTES
+                            + " bytes per process (retry once the process reads its stdin)");
         }
         long total = daemonQueued.addAndGet(n);
         if (total > daemonLimit && total != n) {
             daemonQueued.addAndGet(-n);
-            throw new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, "stdin writes waiting to be read by processes"
-                    + " have reached the daemon-wide limit of " + daemonLimit + " bytes (retry later)");
+            throw new SandboxException(
+                    ErrorKind.RESOURCE_EXHAUSTED,
+                    "stdin writes waiting to be read by processes" + " have reached the daemon-wide limit of "
+                            + daemonLimit + " bytes (retry later)");
         }
     }
 

@@ -2,7 +2,6 @@ package io.sandboxd.daemon.process;
 
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
-
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -19,6 +18,7 @@ abstract class StdinChannel {
     private final StdinBudget budget;
     /** Bytes handed to {@link #write} and not yet written or given up. */
     private final java.util.concurrent.atomic.AtomicLong queued = new java.util.concurrent.atomic.AtomicLong();
+
     private volatile boolean eofRequested;
     private volatile boolean closed;
 
@@ -95,15 +95,16 @@ abstract class StdinChannel {
                 return; // the caller gave up (deadline / cancel) before we began
             }
             if (closed) {
-                result.completeExceptionally(new SandboxException(ErrorKind.FAILED_PRECONDITION,
-                        "process " + processId + " has exited"));
+                result.completeExceptionally(
+                        new SandboxException(ErrorKind.FAILED_PRECONDITION, "process " + processId + " has exited"));
                 return;
             }
             try {
                 action.run();
                 result.complete(null);
             } catch (IOException e) {
-                result.completeExceptionally(new SandboxException(ErrorKind.FAILED_PRECONDITION,
+                result.completeExceptionally(new SandboxException(
+                        ErrorKind.FAILED_PRECONDITION,
                         "stdin of process " + processId + " is closed (the process stopped reading it)"));
             }
         });

@@ -19,8 +19,8 @@ public record TerminalSize(int cols, int rows) {
     /** ResizeTTY: both dimensions in [1, 65535] (CONTRACT §1.7). */
     public static TerminalSize resize(long cols, long rows) throws SandboxException {
         if (cols < 1 || cols > MAX || rows < 1 || rows > MAX) {
-            throw new SandboxException(ErrorKind.INVALID_ARGUMENT,
-                    "cols and rows must be between 1 and 65535, got " + cols + "x" + rows);
+            throw new SandboxException(
+                    ErrorKind.INVALID_ARGUMENT, "cols and rows must be between 1 and 65535, got " + cols + "x" + rows);
         }
         return new TerminalSize((int) cols, (int) rows);
     }

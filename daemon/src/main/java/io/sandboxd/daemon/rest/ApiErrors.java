@@ -8,16 +8,16 @@ import io.sandboxd.daemon.errors.SandboxException;
 final class ApiErrors {
     static final String WRITTEN = "sandboxd.error-written";
 
-    private ApiErrors() {
-    }
+    private ApiErrors() {}
 
     static void write(Context ctx, SandboxException e) {
         ErrorKind kind = e.kind();
         // FAILED_PRECONDITION etc. are gRPC-only names: the REST table has a fixed code per status
-        String code = switch (kind) {
-            case FAILED_PRECONDITION -> "INVALID_ARGUMENT";
-            default -> kind.name();
-        };
+        String code =
+                switch (kind) {
+                    case FAILED_PRECONDITION -> "INVALID_ARGUMENT";
+                    default -> kind.name();
+                };
         write(ctx, kind.httpStatus(), code, e.getMessage());
     }
 

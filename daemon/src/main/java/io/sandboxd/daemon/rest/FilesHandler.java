@@ -13,10 +13,6 @@ import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.OpenFile;
 import io.sandboxd.daemon.fs.ReadResult;
 import io.sandboxd.daemon.fs.WriteOptions;
-
-import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
-import org.eclipse.jetty.server.Request;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Instant;
@@ -25,6 +21,8 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.server.Request;
 
 /**
  * {@code GET|HEAD|PUT|DELETE /v1/files/{path}} (CONTRACT §2.3–2.5): maps HTTP requests, headers
@@ -34,7 +32,8 @@ import java.util.regex.Pattern;
 final class FilesHandler {
     private static final Pattern MODE = Pattern.compile("^0[0-7]{3}$");
     private static final Pattern SHA256_HEX = Pattern.compile("^[0-9a-fA-F]{64}$");
-    private static final Pattern CONTENT_DIGEST_SHA256 = Pattern.compile("(?:^|,)\\s*sha-256=:([A-Za-z0-9+/=]+):\\s*(?:,|$)");
+    private static final Pattern CONTENT_DIGEST_SHA256 =
+            Pattern.compile("(?:^|,)\\s*sha-256=:([A-Za-z0-9+/=]+):\\s*(?:,|$)");
 
     private final FileStore store;
     private final DirectBuffers uploadBuffers;
@@ -150,7 +149,8 @@ final class FilesHandler {
             }
             ifNoneMatchAny = true;
         }
-        WriteOptions options = new WriteOptions(mode, digest, Optional.ofNullable(ctx.header("If-Match")), ifNoneMatchAny);
+        WriteOptions options =
+                new WriteOptions(mode, digest, Optional.ofNullable(ctx.header("If-Match")), ifNoneMatchAny);
         String boundary = MultipartFileSource.formDataBoundary(ctx.header("Content-Type"));
         ContentSource source = boundary != null
                 ? new MultipartFileSource(new MinimumRateInputStream(ctx.req().getInputStream()), boundary)
@@ -204,7 +204,8 @@ final class FilesHandler {
                     fromCd = new byte[0];
                 }
                 if (fromCd.length != 32) {
-                    throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "Content-Digest sha-256 must be 32 bytes of base64");
+                    throw new SandboxException(
+                            ErrorKind.INVALID_ARGUMENT, "Content-Digest sha-256 must be 32 bytes of base64");
                 }
             }
         }

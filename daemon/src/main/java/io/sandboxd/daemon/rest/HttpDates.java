@@ -10,11 +10,11 @@ import java.util.Locale;
 
 /** IMF-fixdate (RFC 9110 §5.6.7) and RFC 3339 timestamps. */
 final class HttpDates {
-    private static final DateTimeFormatter IMF =
-            DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter IMF = DateTimeFormatter.ofPattern(
+                    "EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
+            .withZone(ZoneOffset.UTC);
 
-    private HttpDates() {
-    }
+    private HttpDates() {}
 
     static String format(Instant t) {
         return IMF.format(t);
@@ -26,7 +26,8 @@ final class HttpDates {
             return null;
         }
         try {
-            return ZonedDateTime.parse(s.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            return ZonedDateTime.parse(s.trim(), DateTimeFormatter.RFC_1123_DATE_TIME)
+                    .toInstant();
         } catch (DateTimeParseException e) {
             return null;
         }

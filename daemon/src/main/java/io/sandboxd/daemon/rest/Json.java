@@ -1,7 +1,6 @@
 package io.sandboxd.daemon.rest;
 
 import io.sandboxd.daemon.json.JsonText;
-
 import java.nio.charset.StandardCharsets;
 
 /** A minimal JSON writer for our few fixed response shapes (no reflection, no dependency). */
@@ -28,6 +27,12 @@ final class Json {
     }
 
     static byte[] error(String code, String message) {
-        return new Json().raw("{\"code\":").str(code).raw(",\"message\":").str(message).raw("}\n").bytes();
+        return new Json()
+                .raw("{\"code\":")
+                .str(code)
+                .raw(",\"message\":")
+                .str(message)
+                .raw("}\n")
+                .bytes();
     }
 }

@@ -5,7 +5,6 @@ import io.sandboxd.daemon.fs.FileEntry;
 import io.sandboxd.daemon.fs.Name;
 import io.sandboxd.daemon.fs.Utf8;
 import io.sandboxd.daemon.json.JsonText;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -22,8 +21,7 @@ final class ListingJson {
     /** Entries are flushed to the response in batches of about this many bytes. */
     private static final int BATCH_CHARS = 8 * 1024;
 
-    private ListingJson() {
-    }
+    private ListingJson() {}
 
     static void write(byte[] requestedPath, DirectoryListing listing, OutputStream out) throws IOException {
         String shown = Utf8.lossy(requestedPath);
@@ -55,12 +53,17 @@ final class ListingJson {
             sb.append(",\"name_encoded\":");
             JsonText.appendString(sb, name.percentEncoded());
         }
-        sb.append(",\"size\":").append(e.size())
-          .append(",\"type\":").append(e.directory() ? "\"directory\"" : "\"file\"")
-          .append(",\"modified_at\":");
+        sb.append(",\"size\":")
+                .append(e.size())
+                .append(",\"type\":")
+                .append(e.directory() ? "\"directory\"" : "\"file\"")
+                .append(",\"modified_at\":");
         JsonText.appendString(sb, HttpDates.rfc3339(e.modifiedAt()));
         int m = e.mode();
-        sb.append(",\"mode\":\"0").append((char) ('0' + (m >> 6 & 7))).append((char) ('0' + (m >> 3 & 7)))
-          .append((char) ('0' + (m & 7))).append("\"}");
+        sb.append(",\"mode\":\"0")
+                .append((char) ('0' + (m >> 6 & 7)))
+                .append((char) ('0' + (m >> 3 & 7)))
+                .append((char) ('0' + (m & 7)))
+                .append("\"}");
     }
 }

@@ -12,11 +12,27 @@ import java.util.TreeMap;
  */
 final class MetadataEnv {
     static final Set<String> CREDENTIAL_WORDS = Set.of(
-            "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD", "CREDENTIAL",
-            "CREDENTIALS", "CRED", "CREDS", "KEY", "KEYS", "APIKEY", "AUTH", "BEARER", "CERT", "CERTS", "PRIVATE");
+            "TOKEN",
+            "TOKENS",
+            "SECRET",
+            "SECRETS",
+            "PASSWORD",
+            "PASSWORDS",
+            "PASSWD",
+            "CREDENTIAL",
+            "CREDENTIALS",
+            "CRED",
+            "CREDS",
+            "KEY",
+            "KEYS",
+            "APIKEY",
+            "AUTH",
+            "BEARER",
+            "CERT",
+            "CERTS",
+            "PRIVATE");
 
-    private MetadataEnv() {
-    }
+    private MetadataEnv() {}
 
     static Map<String, String> filter(Map<String, String> env, String prefix) {
         Map<String, String> out = new TreeMap<>();

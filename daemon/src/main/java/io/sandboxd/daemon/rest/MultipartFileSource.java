@@ -3,13 +3,12 @@ package io.sandboxd.daemon.rest;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.ContentSource;
-import org.eclipse.jetty.http.MultiPart;
-import org.eclipse.jetty.io.Content;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.Locale;
+import org.eclipse.jetty.http.MultiPart;
+import org.eclipse.jetty.io.Content;
 
 /**
  * The {@code file} part of a {@code multipart/form-data} body, streamed with Jetty's push
@@ -74,11 +73,14 @@ final class MultipartFileSource implements ContentSource {
             throw l.sinkError;
         }
         if (l.failure != null || !l.complete) {
-            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "invalid multipart body: "
-                    + (l.failure != null ? "malformed or truncated" : "no closing boundary"));
+            throw new SandboxException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    "invalid multipart body: "
+                            + (l.failure != null ? "malformed or truncated" : "no closing boundary"));
         }
         if (!l.fileSeen) {
-            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "multipart body is missing the required \"file\" part");
+            throw new SandboxException(
+                    ErrorKind.INVALID_ARGUMENT, "multipart body is missing the required \"file\" part");
         }
     }
 

@@ -4,12 +4,11 @@ import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.ContentSource;
 import io.sandboxd.daemon.fs.DirectBuffers;
-import org.eclipse.jetty.io.Content;
-import org.eclipse.jetty.util.Blocker;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.util.Blocker;
 
 /**
  * The request body as the file's content (CONTRACT §2.4), read as Jetty's own network buffers
@@ -25,6 +24,7 @@ final class RawBodySource implements ContentSource {
     static final int DIRECT_WRITE = 32 * 1024;
     /** How much of a body is still read (and dropped) after the file write failed. */
     static final long DISCARD_LIMIT = 64L << 20;
+
     private final Content.Source body;
     private final DirectBuffers buffers;
     private final MinimumRate rate;

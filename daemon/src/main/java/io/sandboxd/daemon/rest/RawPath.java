@@ -2,7 +2,6 @@ package io.sandboxd.daemon.rest;
 
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
-
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
@@ -16,8 +15,7 @@ import java.nio.charset.StandardCharsets;
 final class RawPath {
     static final String PREFIX = "/v1/files";
 
-    private RawPath() {
-    }
+    private RawPath() {}
 
     static boolean isFilesPath(String rawUri) {
         return rawUri.equals(PREFIX) || rawUri.startsWith(PREFIX + "/");
@@ -69,6 +67,7 @@ final class RawPath {
         }
         return out.toByteArray();
     }
+
     private static int hex(char c) {
         if (c >= '0' && c <= '9') {
             return c - '0';

@@ -1,16 +1,14 @@
 package io.sandboxd.daemon.rest;
 
 import io.sandboxd.daemon.fs.ContentSink;
-import org.eclipse.jetty.ee10.servlet.HttpOutput;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import org.eclipse.jetty.ee10.servlet.HttpOutput;
 
 /** A response body as the sink of a download. */
 final class ResponseBody {
-    private ResponseBody() {
-    }
+    private ResponseBody() {}
 
     /**
      * Jetty's servlet stream takes a ByteBuffer as is (a blocking write straight to the socket,

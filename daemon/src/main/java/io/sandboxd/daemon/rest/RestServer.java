@@ -9,15 +9,14 @@ import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.DirectBuffers;
 import io.sandboxd.daemon.fs.FileStore;
-import org.eclipse.jetty.http.UriCompliance;
-import org.eclipse.jetty.server.Connector;
-import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The REST API on --rest-port (CONTRACT §2): Javalin on Jetty 12. A thin adapter: requests go to
@@ -43,8 +42,12 @@ public final class RestServer {
      * @param fileBuffers the pool the store reads downloads into; raw uploads gather in it too
      * @param environment the variables {@code /v1/metadata} picks from (the daemon's own)
      */
-    public RestServer(DaemonConfig config, ListenerContext listeners, FileStore store, DirectBuffers fileBuffers,
-                      Map<String, String> environment) {
+    public RestServer(
+            DaemonConfig config,
+            ListenerContext listeners,
+            FileStore store,
+            DirectBuffers fileBuffers,
+            Map<String, String> environment) {
         this.config = config;
         this.listeners = listeners;
         this.store = store;
@@ -106,27 +109,34 @@ public final class RestServer {
 
             cfg.routes.exception(SandboxException.class, (e, ctx) -> ApiErrors.write(ctx, e));
             cfg.routes.exception(Exception.class, (e, ctx) -> {
-                LOG.log(System.Logger.Level.WARNING, "unexpected error on " + ctx.method() + " " + RestTelemetry.route(ctx.path()), e);
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "unexpected error on " + ctx.method() + " " + RestTelemetry.route(ctx.path()),
+                        e);
                 ApiErrors.write(ctx, 500, "INTERNAL", "internal error");
             });
             cfg.routes.error(404, ctx -> {
                 if (ctx.attribute(ApiErrors.WRITTEN) == null) {
-                    ApiErrors.write(ctx, 404, "NOT_FOUND", "no such route: " + ctx.method() + " " + shorten(ctx.path()));
+                    ApiErrors.write(
+                            ctx, 404, "NOT_FOUND", "no such route: " + ctx.method() + " " + shorten(ctx.path()));
                 }
             });
             cfg.routes.error(405, ctx -> {
                 if (ctx.attribute(ApiErrors.WRITTEN) == null) {
                     ctx.header("Allow", allowFor(ctx.path()));
-                    ApiErrors.write(ctx, 405, "INVALID_ARGUMENT", "method " + ctx.method() + " is not allowed here; allowed: "
-                            + allowFor(ctx.path()));
+                    ApiErrors.write(
+                            ctx,
+                            405,
+                            "INVALID_ARGUMENT",
+                            "method " + ctx.method() + " is not allowed here; allowed: " + allowFor(ctx.path()));
                 }
             });
         });
         try {
             javalin.start(); // on the connector above
         } catch (RuntimeException e) {
-            throw new IOException("REST listener on " + config.listenHost() + ":"
-                    + config.restPort() + ": " + e.getMessage(), e);
+            throw new IOException(
+                    "REST listener on " + config.listenHost() + ":" + config.restPort() + ": " + e.getMessage(), e);
         }
         for (Connector c : javalin.jettyServer().server().getConnectors()) {
             if (c instanceof ServerConnector sc) {
@@ -153,7 +163,8 @@ public final class RestServer {
 
     static String allowFor(String path) {
         return path != null && (path.equals(RawPath.PREFIX) || path.startsWith(RawPath.PREFIX + "/"))
-                ? FILES_METHODS : READ_METHODS;
+                ? FILES_METHODS
+                : READ_METHODS;
     }
 
     private void authenticate(Context ctx) throws SandboxException {
@@ -175,8 +186,11 @@ public final class RestServer {
         if (!listeners.state().isServing()) {
             throw new SandboxException(ErrorKind.UNAVAILABLE, "sandboxd is shutting down");
         }
-        byte[] body = new Json().raw("{\"status\":\"ok\",\"uptime_seconds\":")
-                .num(listeners.state().uptimeSeconds()).raw("}\n").bytes();
+        byte[] body = new Json()
+                .raw("{\"status\":\"ok\",\"uptime_seconds\":")
+                .num(listeners.state().uptimeSeconds())
+                .raw("}\n")
+                .bytes();
         json(ctx, body);
     }
 

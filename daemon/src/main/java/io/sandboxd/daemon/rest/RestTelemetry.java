@@ -5,11 +5,10 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sandboxd.daemon.logging.RequestLog;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
-
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
 
 /**
  * One log line and the metrics of every finished HTTP exchange, including those Jetty answers
@@ -46,9 +45,8 @@ final class RestTelemetry implements org.eclipse.jetty.server.RequestLog {
     }
 
     /** The meters of one (route, method, status): looked up once, not rebuilt per request. */
-    private record Meters(Timer requests, DistributionSummary requestBody, DistributionSummary responseBody,
-                          Counter errors) {
-    }
+    private record Meters(
+            Timer requests, DistributionSummary requestBody, DistributionSummary responseBody, Counter errors) {}
 
     /** Bounded: routes, methods and statuses are all small fixed sets. */
     private final ConcurrentHashMap<String, Meters> meters = new ConcurrentHashMap<>();
@@ -69,17 +67,21 @@ final class RestTelemetry implements org.eclipse.jetty.server.RequestLog {
                 .tags("route", route, "method", method, "status", statusText)
                 .register(registry);
         DistributionSummary in = DistributionSummary.builder("sandboxd.http.server.request.body")
-                .description("Request body bytes received").baseUnit("bytes")
+                .description("Request body bytes received")
+                .baseUnit("bytes")
                 .tags("route", route, "method", method)
                 .register(registry);
         DistributionSummary out = DistributionSummary.builder("sandboxd.http.server.response.body")
-                .description("Response body bytes sent").baseUnit("bytes")
+                .description("Response body bytes sent")
+                .baseUnit("bytes")
                 .tags("route", route, "method", method)
                 .register(registry);
-        Counter errors = status < 400 ? null : Counter.builder("sandboxd.http.server.errors")
-                .description("REST responses with status >= 400")
-                .tags("route", route, "status", statusText)
-                .register(registry);
+        Counter errors = status < 400
+                ? null
+                : Counter.builder("sandboxd.http.server.errors")
+                        .description("REST responses with status >= 400")
+                        .tags("route", route, "status", statusText)
+                        .register(registry);
         return new Meters(requests, in, out, errors);
     }
 

@@ -21,8 +21,7 @@ public final class JvmAttach {
         Native.register(JvmAttach.class, NativeLibrary.getInstance("c"));
     }
 
-    private JvmAttach() {
-    }
+    private JvmAttach() {}
 
     private static native long signal(int sig, long handler);
 

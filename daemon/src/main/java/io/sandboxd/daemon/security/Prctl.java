@@ -21,8 +21,7 @@ public final class Prctl {
         Native.register(Prctl.class, NativeLibrary.getInstance("c"));
     }
 
-    private Prctl() {
-    }
+    private Prctl() {}
 
     private static native int prctl(int option, long arg2, long arg3, long arg4, long arg5);
 

@@ -5,7 +5,6 @@ import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 import io.sandboxd.daemon.fs.FileOwner;
 import io.sandboxd.daemon.process.os.ChildCredentials;
-
 import java.util.Arrays;
 
 /**
@@ -14,8 +13,7 @@ import java.util.Arrays;
  * primary group there, else to the number UID. Resolved once, at startup.
  */
 public final class RunAsUser {
-    private RunAsUser() {
-    }
+    private RunAsUser() {}
 
     /**
      * @param spec {@code UID} or {@code UID:GID}, decimal

@@ -1,12 +1,12 @@
 package io.sandboxd.daemon.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.TestConfig;
 import io.sandboxd.daemon.metrics.Metrics;
 import io.sandboxd.testkit.FreePorts;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,9 +15,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Both listeners start in parallel: a failure on either side leaves nothing listening after shutdown. */
 class DaemonStartTest {
@@ -48,10 +47,12 @@ class DaemonStartTest {
             assertThat(d.grpcPort()).isPositive();
             try (Socket s = new Socket(InetAddress.getLoopbackAddress(), d.restPort())) {
                 OutputStream out = s.getOutputStream();
-                out.write("GET /v1/health HTTP/1.1\r\nHost: l\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.write("GET /v1/health HTTP/1.1\r\nHost: l\r\nConnection: close\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
                 out.flush();
                 InputStream in = s.getInputStream();
-                assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).startsWith("HTTP/1.1 200");
+                assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+                        .startsWith("HTTP/1.1 200");
             }
         } finally {
             d.shutdown();
@@ -83,10 +84,10 @@ class DaemonStartTest {
     @Test
     void bothPortsTakenReportsBothFailures() throws Exception {
         try (ServerSocket g = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-             ServerSocket r = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                ServerSocket r = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Daemon d = daemon(config(g.getLocalPort(), r.getLocalPort()));
-            assertThatThrownBy(d::start).isInstanceOf(IOException.class)
-                    .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
+            assertThatThrownBy(d::start).isInstanceOf(IOException.class).satisfies(e -> assertThat(e.getSuppressed())
+                    .hasSize(1));
             d.shutdown();
         }
     }

@@ -1,10 +1,9 @@
 package io.sandboxd.daemon.cli;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /** What the wiring hands the process core. */
 class DaemonWiringTest {

@@ -1,10 +1,9 @@
 package io.sandboxd.daemon.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,8 +11,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 16: a 100,000-deep directory chain (far past PATH_MAX and any thread stack), made by a
@@ -49,32 +48,47 @@ class DeepTreeIT {
             Path root = Files.createDirectories(scratch.resolve("root"));
             ScratchDir.python(root, chain("deep"));
             ScratchDir.python(root, chain("deep2"));
-            try (RunningDaemon d = DaemonSpec.packagedJar().withJvmOptions("-Xmx64m", "-Xss256k").withRootDir(root)
-                    .withLogs(tmp, "daemon").withReadyTimeout(Duration.ofSeconds(60)).start()) {
+            try (RunningDaemon d = DaemonSpec.packagedJar()
+                    .withJvmOptions("-Xmx64m", "-Xss256k")
+                    .withRootDir(root)
+                    .withLogs(tmp, "daemon")
+                    .withReadyTimeout(Duration.ofSeconds(60))
+                    .start()) {
                 HttpClient http = HttpClient.newHttpClient();
                 String base = "http://127.0.0.1:" + d.restPort() + "/v1/files/";
-                HttpResponse<String> list = http.send(HttpRequest.newBuilder(URI.create(base + "deep/d/d")).build(),
+                HttpResponse<String> list = http.send(
+                        HttpRequest.newBuilder(URI.create(base + "deep/d/d")).build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(list.statusCode()).isEqualTo(200);
 
                 long t0 = System.nanoTime();
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "deep?recursive=true"))
-                        .DELETE().build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = http.send(
+                        HttpRequest.newBuilder(URI.create(base + "deep?recursive=true"))
+                                .DELETE()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 long byPath = System.nanoTime() - t0;
                 assertThat(r.statusCode()).as(r.body()).isEqualTo(204);
                 assertThat(root.resolve("deep")).doesNotExist();
 
                 t0 = System.nanoTime();
-                r = http.send(HttpRequest.newBuilder(URI.create(base + "?recursive=true")).DELETE().build(),
+                r = http.send(
+                        HttpRequest.newBuilder(URI.create(base + "?recursive=true"))
+                                .DELETE()
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 long wholeRoot = System.nanoTime() - t0;
                 assertThat(r.statusCode()).as(r.body()).isEqualTo(204);
                 try (var s = Files.list(root)) {
                     assertThat(s.count()).isZero();
                 }
-                assertThat(d.stdout() + d.stderr()).doesNotContain("StackOverflowError").doesNotContain("Exception");
-                System.out.printf("100,000-deep chain: DELETE by path %d ms, DELETE /v1/files/?recursive=true %d ms,"
-                        + " daemon RSS %d MiB (-Xmx64m -Xss256k)%n", byPath / 1_000_000, wholeRoot / 1_000_000, d.observer().rssBytes() / 1024 / 1024);
+                assertThat(d.stdout() + d.stderr())
+                        .doesNotContain("StackOverflowError")
+                        .doesNotContain("Exception");
+                System.out.printf(
+                        "100,000-deep chain: DELETE by path %d ms, DELETE /v1/files/?recursive=true %d ms,"
+                                + " daemon RSS %d MiB (-Xmx64m -Xss256k)%n",
+                        byPath / 1_000_000, wholeRoot / 1_000_000, d.observer().rssBytes() / 1024 / 1024);
             }
         } finally {
             ScratchDir.remove(scratch);

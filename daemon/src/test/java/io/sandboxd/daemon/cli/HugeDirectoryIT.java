@@ -1,17 +1,16 @@
 package io.sandboxd.daemon.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.proc.ProcStatus;
 import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,8 +26,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 16: a directory of 1,000,000 entries lists completely, four listings at once, from the
@@ -49,12 +48,19 @@ class HugeDirectoryIT {
             Path root = Files.createDirectories(scratch.resolve("root"));
             Files.createDirectories(root.resolve("big"));
             long t0 = System.nanoTime();
-            ScratchDir.python(root.resolve("big"), "import os\n"
-                    + "for i in range(" + ENTRIES + "):\n"
-                    + "    os.close(os.open('f%07d' % ((i * 7919) % " + ENTRIES + "), os.O_CREAT | os.O_WRONLY, 0o644))\n");
+            ScratchDir.python(
+                    root.resolve("big"),
+                    "import os\n"
+                            + "for i in range(" + ENTRIES + "):\n"
+                            + "    os.close(os.open('f%07d' % ((i * 7919) % " + ENTRIES
+                            + "), os.O_CREAT | os.O_WRONLY, 0o644))\n");
             long createMs = (System.nanoTime() - t0) / 1_000_000;
-            try (RunningDaemon d = DaemonSpec.packagedJar().withJvmOptions("-Xmx64m").withRootDir(root)
-                    .withLogs(tmp, "daemon").withReadyTimeout(Duration.ofSeconds(60)).start()) {
+            try (RunningDaemon d = DaemonSpec.packagedJar()
+                    .withJvmOptions("-Xmx64m")
+                    .withRootDir(root)
+                    .withLogs(tmp, "daemon")
+                    .withReadyTimeout(Duration.ofSeconds(60))
+                    .start()) {
                 long rssBefore = d.observer().rssBytes() / 1024;
                 HttpClient http = HttpClient.newHttpClient();
                 AtomicBoolean done = new AtomicBoolean();
@@ -78,7 +84,8 @@ class HugeDirectoryIT {
                 List<Future<Long>> counts = new ArrayList<>();
                 t0 = System.nanoTime();
                 for (int i = 0; i < CONCURRENT; i++) {
-                    counts.add(pool.submit(() -> listAndCheck(http, "http://127.0.0.1:" + d.restPort() + "/v1/files/big")));
+                    counts.add(pool.submit(
+                            () -> listAndCheck(http, "http://127.0.0.1:" + d.restPort() + "/v1/files/big")));
                 }
                 for (Future<Long> c : counts) {
                     assertThat(c.get()).isEqualTo(ENTRIES);
@@ -90,9 +97,10 @@ class HugeDirectoryIT {
                 assertThat(healthCodes).isNotEmpty().containsOnly(200);
                 assertThat(d.isAlive()).isTrue();
                 assertThat(d.stdout() + d.stderr()).doesNotContain("OutOfMemoryError");
-                System.out.printf("1,000,000 entries: created in %d ms; %d concurrent listings in %d ms;"
-                        + " daemon RSS %d MiB before, peak %d MiB (VmHWM %d MiB), -Xmx64m%n", createMs, CONCURRENT,
-                        listMs, rssBefore / 1024, peakRss.get() / 1024, hwmKiB(d) / 1024);
+                System.out.printf(
+                        "1,000,000 entries: created in %d ms; %d concurrent listings in %d ms;"
+                                + " daemon RSS %d MiB before, peak %d MiB (VmHWM %d MiB), -Xmx64m%n",
+                        createMs, CONCURRENT, listMs, rssBefore / 1024, peakRss.get() / 1024, hwmKiB(d) / 1024);
             }
         } finally {
             ScratchDir.remove(scratch);
@@ -106,7 +114,9 @@ class HugeDirectoryIT {
     /** The status of a GET on a new connection, or -1 if there was no answer (which the health check counts). */
     static int status(RunningDaemon d, String path) {
         try {
-            return RawHttp.exchange("127.0.0.1", d.restPort(), RawRequest.get(path).closing(), Duration.ofSeconds(5)).status();
+            return RawHttp.exchange(
+                            "127.0.0.1", d.restPort(), RawRequest.get(path).closing(), Duration.ofSeconds(5))
+                    .status();
         } catch (IOException e) {
             return -1;
         }
@@ -114,8 +124,8 @@ class HugeDirectoryIT {
 
     /** Streams one listing, checking status, shape and byte order; @return the number of entries */
     static long listAndCheck(HttpClient http, String url) throws Exception {
-        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(URI.create(url)).build(),
-                HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> r =
+                http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofInputStream());
         assertThat(r.statusCode()).isEqualTo(200);
         try (InputStream in = new BufferedInputStream(r.body(), 64 * 1024)) {
             expect(in, "{\"path\":\"/big\",\"entries\":[");
@@ -125,7 +135,9 @@ class HugeDirectoryIT {
             while (true) {
                 expect(in, "{\"name\":\"");
                 String name = readUntilQuote(in);
-                assertThat(name.compareTo(previous)).as("byte order at entry %d", n).isPositive();
+                assertThat(name.compareTo(previous))
+                        .as("byte order at entry %d", n)
+                        .isPositive();
                 previous = name;
                 n++;
                 while ((c = in.read()) != '}') {

@@ -1,8 +1,8 @@
 package io.sandboxd.daemon.cli;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
 
 class JettyTuningTest {
     @Test
@@ -18,10 +18,12 @@ class JettyTuningTest {
         try {
             System.setProperty(JettyTuning.REFERENCES_PER_CACHE_LINE, "4");
             JettyTuning.skipPlatformMBeanServer();
-            assertThat(System.getProperty(JettyTuning.REFERENCES_PER_CACHE_LINE)).isEqualTo("4");
+            assertThat(System.getProperty(JettyTuning.REFERENCES_PER_CACHE_LINE))
+                    .isEqualTo("4");
             System.clearProperty(JettyTuning.REFERENCES_PER_CACHE_LINE);
             JettyTuning.skipPlatformMBeanServer();
-            assertThat(System.getProperty(JettyTuning.REFERENCES_PER_CACHE_LINE)).isIn("8", "16");
+            assertThat(System.getProperty(JettyTuning.REFERENCES_PER_CACHE_LINE))
+                    .isIn("8", "16");
         } finally {
             if (before == null) {
                 System.clearProperty(JettyTuning.REFERENCES_PER_CACHE_LINE);

@@ -1,12 +1,11 @@
 package io.sandboxd.daemon.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
@@ -16,8 +15,8 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * 1 GiB up and down through a daemon whose heap is capped at 64 MiB, SHA-256 checked both ways.
@@ -46,8 +45,13 @@ class LargeFileIT {
     @Test
     void oneGibibyteUpAndDownWithA64MiBHeap() throws Exception {
         Path root = tmp.resolve("ws");
-        try (RunningDaemon d = DaemonSpec.packagedJar().withJvmOptions("-Xmx64m").withRootDir(root)
-                .withArgs("--log-format", "json").withReadyTimeout(Duration.ofSeconds(60)).withLogs(tmp, "daemon").start()) {
+        try (RunningDaemon d = DaemonSpec.packagedJar()
+                .withJvmOptions("-Xmx64m")
+                .withRootDir(root)
+                .withArgs("--log-format", "json")
+                .withReadyTimeout(Duration.ofSeconds(60))
+                .withLogs(tmp, "daemon")
+                .start()) {
             String url = d.restBase() + "/v1/files/big%2Fone.bin";
 
             MessageDigest up = MessageDigest.getInstance("SHA-256");
@@ -90,11 +94,20 @@ class LargeFileIT {
             assertThat(received).isEqualTo(SIZE);
             String upHex = HexFormat.of().formatHex(up.digest());
             assertThat(HexFormat.of().formatHex(down.digest())).isEqualTo(upHex);
-            System.out.printf("1 GiB PUT %.0f MiB/s, GET %.0f MiB/s, daemon RSS after PUT %d MiB, after GET %d MiB (-Xmx64m)%n",
-                    1024 / (putNanos / 1e9), 1024 / (getNanos / 1e9), rssAfterPut / 1024, d.observer().rssBytes() / 1024 / 1024);
+            System.out.printf(
+                    "1 GiB PUT %.0f MiB/s, GET %.0f MiB/s, daemon RSS after PUT %d MiB, after GET %d MiB (-Xmx64m)%n",
+                    1024 / (putNanos / 1e9),
+                    1024 / (getNanos / 1e9),
+                    rssAfterPut / 1024,
+                    d.observer().rssBytes() / 1024 / 1024);
 
-            assertThat(RawHttp.exchange("127.0.0.1", d.restPort(), RawRequest.get("/v1/health").closing(), Duration.ofSeconds(5))
-                    .status()).isEqualTo(200);
+            assertThat(RawHttp.exchange(
+                                    "127.0.0.1",
+                                    d.restPort(),
+                                    RawRequest.get("/v1/health").closing(),
+                                    Duration.ofSeconds(5))
+                            .status())
+                    .isEqualTo(200);
             d.signal("TERM");
             assertThat(d.awaitExit(Duration.ofSeconds(30))).hasValue(0);
             assertThat(d.stdout() + d.stderr()).doesNotContain("OutOfMemoryError");

@@ -1,12 +1,9 @@
 package io.sandboxd.daemon.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.logging.LogFormat;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -15,18 +12,25 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** CONTRACT §3 flags: defaults, SANDBOXD_* variables, flag precedence, one-line errors with exit 2. */
 class MainTest {
     @TempDir
     Path tmp;
+
     final ByteArrayOutputStream out = new ByteArrayOutputStream();
     final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     Main.Parsed parse(Map<String, String> env, String... args) {
-        return Main.parse(args, env, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return Main.parse(
+                args,
+                env,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
     String errText() {
@@ -82,13 +86,22 @@ class MainTest {
     @Test
     void runAsUserResolvesGroupsAndEnvironmentSetsIt() throws Exception {
         // the tests run as root, which may switch; nobody's groups come from the user database
-        DaemonConfig c = parse(Map.of("SANDBOXD_RUN_AS_USER", "65534", "SANDBOXD_GRPC_MAX_CONCURRENT_CALLS", "7"),
-                "--root-dir", tmp.resolve("r").toString()).config();
+        DaemonConfig c = parse(
+                        Map.of("SANDBOXD_RUN_AS_USER", "65534", "SANDBOXD_GRPC_MAX_CONCURRENT_CALLS", "7"),
+                        "--root-dir",
+                        tmp.resolve("r").toString())
+                .config();
         assertThat(c.runAs().uid()).isEqualTo(65534);
         assertThat(c.runAs().gid()).isEqualTo(65534); // nobody's primary group
         assertThat(c.runAs().groups()).contains(65534);
         assertThat(c.grpcMaxConcurrentCalls()).isEqualTo(7);
-        c = parse(Map.of(), "--run-as-user", "4242:4343", "--root-dir", tmp.resolve("r").toString()).config();
+        c = parse(
+                        Map.of(),
+                        "--run-as-user",
+                        "4242:4343",
+                        "--root-dir",
+                        tmp.resolve("r").toString())
+                .config();
         assertThat(c.runAs().gid()).isEqualTo(4343);
         assertThat(c.runAs().groups()).containsExactly(4343); // no such user: the given group only
     }
@@ -117,32 +130,43 @@ class MainTest {
         assertThat(c.logFormat()).isEqualTo(LogFormat.JSON);
         assertThat(c.authToken()).contains("file-token");
 
-        c = parse(env, "--grpc-port", "7100", "--root-dir", tmp.resolve("flagroot").toString(), "--log-format", "text").config();
+        c = parse(
+                        env,
+                        "--grpc-port",
+                        "7100",
+                        "--root-dir",
+                        tmp.resolve("flagroot").toString(),
+                        "--log-format",
+                        "text")
+                .config();
         assertThat(c.grpcPort()).isEqualTo(7100);
         assertThat(c.restPort()).isEqualTo(7001);
         assertThat(c.rootDir()).isEqualTo(tmp.toRealPath().resolve("flagroot"));
         assertThat(c.logFormat()).isEqualTo(LogFormat.TEXT);
 
-        c = parse(Map.of("SANDBOXD_AUTH_TOKEN", "env-token", "SANDBOXD_ROOT_DIR", tmp.toString())).config();
+        c = parse(Map.of("SANDBOXD_AUTH_TOKEN", "env-token", "SANDBOXD_ROOT_DIR", tmp.toString()))
+                .config();
         assertThat(c.authToken()).contains("env-token");
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "--grpc-port 0|--grpc-port must be in range 1-65535 (got 0)",
-        "--rest-port 70000|--rest-port must be in range 1-65535 (got 70000)",
-        "--grpc-port 8080|--grpc-port and --rest-port must differ (both 8080)",
-        "--grpc-port abc|--grpc-port",
-        "--shutdown-timeout 10|invalid duration",
-        "--shutdown-timeout 0|--shutdown-timeout must be positive",
-        "--stream-chunk-size 99999999|--stream-chunk-size must be at most",
-        "--log-format xml|--log-format must be text or json",
-        "--no-such-flag|Unknown option",
-        "--auth-token-file /nonexistent/tok|cannot be read",
-        "--grpc-max-concurrent-calls 0|--grpc-max-concurrent-calls must be at least 1 (got 0)",
-        "--run-as-user nobody|--run-as-user \"nobody\": UID must be a number",
-        "--run-as-user 65534:x|GID must be a number",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--grpc-port 0|--grpc-port must be in range 1-65535 (got 0)",
+                "--rest-port 70000|--rest-port must be in range 1-65535 (got 70000)",
+                "--grpc-port 8080|--grpc-port and --rest-port must differ (both 8080)",
+                "--grpc-port abc|--grpc-port",
+                "--shutdown-timeout 10|invalid duration",
+                "--shutdown-timeout 0|--shutdown-timeout must be positive",
+                "--stream-chunk-size 99999999|--stream-chunk-size must be at most",
+                "--log-format xml|--log-format must be text or json",
+                "--no-such-flag|Unknown option",
+                "--auth-token-file /nonexistent/tok|cannot be read",
+                "--grpc-max-concurrent-calls 0|--grpc-max-concurrent-calls must be at least 1 (got 0)",
+                "--run-as-user nobody|--run-as-user \"nobody\": UID must be a number",
+                "--run-as-user 65534:x|GID must be a number",
+            })
     void badValuesGiveOneLineAndExit2(String args, String expected) {
         String[] a = (args + " --root-dir " + tmp.resolve("r")).split(" ");
         Main.Parsed p = parse(Map.of(), a);
@@ -154,15 +178,20 @@ class MainTest {
 
     /** Auth never fails open: every way of giving a token refuses a blank one (issue 16). */
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "SANDBOXD_AUTH_TOKEN|''",
-        "SANDBOXD_AUTH_TOKEN|'   '",
-        "SANDBOXD_AUTH_TOKEN|'\t'",
-        "SANDBOXD_AUTH_TOKEN_FILE|''",
-        "SANDBOXD_AUTH_TOKEN_FILE|'  '",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "SANDBOXD_AUTH_TOKEN|''",
+                "SANDBOXD_AUTH_TOKEN|'   '",
+                "SANDBOXD_AUTH_TOKEN|'\t'",
+                "SANDBOXD_AUTH_TOKEN_FILE|''",
+                "SANDBOXD_AUTH_TOKEN_FILE|'  '",
+            })
     void blankTokenInTheEnvironmentRefusesToStart(String variable, String value) {
-        Main.Parsed p = parse(Map.of(variable, value.replace("\\t", "\t")), "--root-dir", tmp.resolve("r").toString());
+        Main.Parsed p = parse(
+                Map.of(variable, value.replace("\\t", "\t")),
+                "--root-dir",
+                tmp.resolve("r").toString());
         assertThat(p.exitCode()).isEqualTo(2);
         assertThat(p.config()).isNull();
         assertThat(errText()).startsWith("sandboxd: ").contains("refusing to start without auth");
@@ -173,17 +202,28 @@ class MainTest {
     void blankTokenFileOrFlagRefusesToStart() throws Exception {
         Path blank = Files.writeString(tmp.resolve("blank"), " \n\t\n");
         for (String[] args : new String[][] {
-            {"--auth-token-file", ""}, {"--auth-token-file", "  "}, {"--auth-token-file", blank.toString()}}) {
+            {"--auth-token-file", ""}, {"--auth-token-file", "  "}, {"--auth-token-file", blank.toString()}
+        }) {
             err.reset();
-            Main.Parsed p = parse(Map.of(), args[0], args[1], "--root-dir", tmp.resolve("r").toString());
+            Main.Parsed p = parse(
+                    Map.of(), args[0], args[1], "--root-dir", tmp.resolve("r").toString());
             assertThat(p.exitCode()).as(String.join(" ", args)).isEqualTo(2);
             assertThat(errText().strip().lines()).hasSize(1);
         }
         // the flag wins over a good variable, and is still refused when blank
-        assertThat(parse(Map.of("SANDBOXD_AUTH_TOKEN", "good"), "--auth-token-file", "",
-                "--root-dir", tmp.resolve("r").toString()).exitCode()).isEqualTo(2);
+        assertThat(parse(
+                                Map.of("SANDBOXD_AUTH_TOKEN", "good"),
+                                "--auth-token-file",
+                                "",
+                                "--root-dir",
+                                tmp.resolve("r").toString())
+                        .exitCode())
+                .isEqualTo(2);
         // no token given at all: auth off, the only way to get it
-        assertThat(parse(Map.of(), "--root-dir", tmp.resolve("r").toString()).config().authToken()).isEmpty();
+        assertThat(parse(Map.of(), "--root-dir", tmp.resolve("r").toString())
+                        .config()
+                        .authToken())
+                .isEmpty();
     }
 
     @Test
@@ -198,7 +238,8 @@ class MainTest {
         Path file = Files.writeString(tmp.resolve("file"), "x");
         assertThat(parse(Map.of(), "--root-dir", file.toString()).exitCode()).isEqualTo(2);
         assertThat(errText()).contains("is not a directory");
-        assertThat(parse(Map.of(), "--root-dir", file.resolve("sub").toString()).exitCode()).isEqualTo(2);
+        assertThat(parse(Map.of(), "--root-dir", file.resolve("sub").toString()).exitCode())
+                .isEqualTo(2);
         assertThat(parse(Map.of(), "--root-dir", "").exitCode()).isEqualTo(2);
     }
 

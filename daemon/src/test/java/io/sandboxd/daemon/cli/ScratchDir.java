@@ -11,8 +11,7 @@ import java.nio.file.Path;
  * rm -rf on tmpfs, 5.1 s and 13.4 s on ext4). The fallback is the given directory.
  */
 final class ScratchDir {
-    private ScratchDir() {
-    }
+    private ScratchDir() {}
 
     static Path under(Path fallback) throws IOException {
         Path shm = Path.of("/dev/shm");
@@ -29,7 +28,10 @@ final class ScratchDir {
 
     /** Runs python3 in {@code dir}: the trees are made by a process, as sandboxed code would make them. */
     static void python(Path dir, String program) throws Exception {
-        Process p = new ProcessBuilder("python3", "-c", program).directory(dir.toFile()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("python3", "-c", program)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes());
         if (p.waitFor() != 0) {
             throw new AssertionError("python3 failed: " + out);

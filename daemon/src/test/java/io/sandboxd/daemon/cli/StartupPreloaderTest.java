@@ -1,10 +1,10 @@
 package io.sandboxd.daemon.cli;
 
-import io.sandboxd.daemon.metrics.Metrics;
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
+
+import io.sandboxd.daemon.metrics.Metrics;
+import org.junit.jupiter.api.Test;
 
 class StartupPreloaderTest {
     @Test
@@ -12,7 +12,8 @@ class StartupPreloaderTest {
         // a renamed class would silently turn into a lost warm-up: fail here instead
         for (String name : StartupPreloader.CLASSES) {
             assertThatCode(() -> Class.forName(name, false, StartupPreloader.class.getClassLoader()))
-                    .as(name).doesNotThrowAnyException();
+                    .as(name)
+                    .doesNotThrowAnyException();
         }
     }
 
@@ -32,7 +33,8 @@ class StartupPreloaderTest {
 
     @Test
     void helpAndVersionSkipTheWarmUp() {
-        assertThat(Main.wantsHelpOrVersion(new String[] {"--root-dir", "/x", "--help"})).isTrue();
+        assertThat(Main.wantsHelpOrVersion(new String[] {"--root-dir", "/x", "--help"}))
+                .isTrue();
         assertThat(Main.wantsHelpOrVersion(new String[] {"-V"})).isTrue();
         assertThat(Main.wantsHelpOrVersion(new String[] {"--root-dir", "/x"})).isFalse();
     }

@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.netty.NettyChannelBuilder;
@@ -12,9 +14,6 @@ import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -28,8 +27,8 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 16: sandboxed code cannot obtain the access token, by any route, in both deployments.
@@ -75,7 +74,8 @@ class TokenSecrecyIT {
 
     /** From a {@code SigIgn:} line of /proc/PID/status: whether signal 3 is ignored. */
     static boolean ignoresSigquit(String status) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("SigIgn:\\s+([0-9a-f]+)").matcher(status);
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("SigIgn:\\s+([0-9a-f]+)").matcher(status);
         assertThat(m.find()).as(status).isTrue();
         return (Long.parseUnsignedLong(m.group(1), 16) & (1L << (3 - 1))) != 0;
     }
@@ -102,20 +102,31 @@ class TokenSecrecyIT {
             Path root = worldReadableDir(base, "root");
             Files.setAttribute(root, "unix:uid", NOBODY);
             Path tokenFile = base.resolve("token"); // same-uid mode: a file nobody could read is the operator's choice
-            try (RunningDaemon d = DaemonSpec.jar(jar).withWrapper("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY,
-                    "--clear-groups", "--").withRootDir(root).withEnv("SANDBOXD_AUTH_TOKEN", TOKEN)
-                    .withLogs(tmp, "daemon").withReadyTimeout(Duration.ofSeconds(60)).start()) {
+            try (RunningDaemon d = DaemonSpec.jar(jar)
+                    .withWrapper("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups", "--")
+                    .withRootDir(root)
+                    .withEnv("SANDBOXD_AUTH_TOKEN", TOKEN)
+                    .withLogs(tmp, "daemon")
+                    .withReadyTimeout(Duration.ofSeconds(60))
+                    .start()) {
                 String out = execute(d, probe(tokenFile));
                 System.out.println("same-uid probe:\n" + out);
                 assertThat(out).contains("id: uid=" + NOBODY);
-                assertThat(out).contains("environ: refused PermissionError").contains("mem: refused PermissionError")
-                        .contains("ptrace: refused errno 1").doesNotContain(TOKEN);
+                assertThat(out)
+                        .contains("environ: refused PermissionError")
+                        .contains("mem: refused PermissionError")
+                        .contains("ptrace: refused errno 1")
+                        .doesNotContain(TOKEN);
                 assertThat(out).containsPattern("cmdline: \\S*java"); // readable by design, and holds no token
                 assertThat(out).containsPattern("attach: rc [1-9]");
                 // the daemon ignores SIGQUIT for that; its children, pipe and PTY, must not inherit it
-                assertThat(ignoresSigquit(execute(d, "import subprocess\nprint(subprocess.run(['grep', 'SigIgn',"
-                        + " '/proc/self/status'], capture_output=True).stdout.decode())\n"))).isFalse();
-                assertThat(ignoresSigquit(startWithPty(d, List.of("sh", "-c", "grep SigIgn /proc/self/status")))).isFalse();
+                assertThat(ignoresSigquit(execute(
+                                d,
+                                "import subprocess\nprint(subprocess.run(['grep', 'SigIgn',"
+                                        + " '/proc/self/status'], capture_output=True).stdout.decode())\n")))
+                        .isFalse();
+                assertThat(ignoresSigquit(startWithPty(d, List.of("sh", "-c", "grep SigIgn /proc/self/status"))))
+                        .isFalse();
             }
         } finally {
             new ProcessBuilder("rm", "-rf", base.toString()).start().waitFor();
@@ -128,47 +139,71 @@ class TokenSecrecyIT {
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path tokenFile = Files.writeString(tmp.resolve("token"), TOKEN + "\n");
         Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
-        try (RunningDaemon d = DaemonSpec.packagedJar().withRootDir(root)
+        try (RunningDaemon d = DaemonSpec.packagedJar()
+                .withRootDir(root)
                 .withArgs("--auth-token-file", tokenFile.toString(), "--run-as-user", NOBODY + ":" + NOBODY)
-                .withLogs(tmp, "daemon").withReadyTimeout(Duration.ofSeconds(60)).start()) {
+                .withLogs(tmp, "daemon")
+                .withReadyTimeout(Duration.ofSeconds(60))
+                .start()) {
             String out = execute(d, probe(tokenFile));
             System.out.println("run-as-user probe:\n" + out);
-            assertThat(out).contains("id: uid=" + NOBODY + "(nobody) gid=" + NOBODY + "(nogroup) groups=" + NOBODY + "(nogroup)");
-            assertThat(out).contains("environ: refused PermissionError").contains("mem: refused PermissionError")
-                    .contains("ptrace: refused errno 1").contains("tokenfile: refused PermissionError")
-                    .containsPattern("attach: rc [1-9]").doesNotContain(TOKEN);
+            assertThat(out)
+                    .contains("id: uid=" + NOBODY + "(nobody) gid=" + NOBODY + "(nogroup) groups=" + NOBODY
+                            + "(nogroup)");
+            assertThat(out)
+                    .contains("environ: refused PermissionError")
+                    .contains("mem: refused PermissionError")
+                    .contains("ptrace: refused errno 1")
+                    .contains("tokenfile: refused PermissionError")
+                    .containsPattern("attach: rc [1-9]")
+                    .doesNotContain(TOKEN);
             // a terminal process runs as the user too
             assertThat(startWithPty(d, List.of("id", "-u"))).contains(Integer.toString(NOBODY));
 
             // what the API writes belongs to the user, who can then change and remove it
-            HttpResponse<String> put = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + d.restPort() + "/v1/files/up/loaded.txt"))
-                    .header("Authorization", "Bearer " + TOKEN)
-                    .PUT(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> put = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(
+                                            URI.create("http://127.0.0.1:" + d.restPort() + "/v1/files/up/loaded.txt"))
+                                    .header("Authorization", "Bearer " + TOKEN)
+                                    .PUT(HttpRequest.BodyPublishers.ofString("x"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             assertThat(put.statusCode()).isEqualTo(204);
-            assertThat(Files.getAttribute(root.resolve("up/loaded.txt"), "unix:uid")).isEqualTo(NOBODY);
+            assertThat(Files.getAttribute(root.resolve("up/loaded.txt"), "unix:uid"))
+                    .isEqualTo(NOBODY);
             assertThat(Files.getAttribute(root.resolve("up"), "unix:uid")).isEqualTo(NOBODY);
-            assertThat(execute(d, "import os\nopen('up/loaded.txt', 'a').write('y')\nos.remove('up/loaded.txt')\n"
-                    + "open('mine', 'w').write('z')\nprint('ok')\n")).contains("ok");
+            assertThat(execute(
+                            d,
+                            "import os\nopen('up/loaded.txt', 'a').write('y')\nos.remove('up/loaded.txt')\n"
+                                    + "open('mine', 'w').write('z')\nprint('ok')\n"))
+                    .contains("ok");
         }
     }
 
     private static ManagedChannel channel(RunningDaemon d) {
-        return NettyChannelBuilder.forAddress("127.0.0.1", d.grpcPort()).usePlaintext().build();
+        return NettyChannelBuilder.forAddress("127.0.0.1", d.grpcPort())
+                .usePlaintext()
+                .build();
     }
 
     private static ProcessServiceGrpc.ProcessServiceBlockingStub stub(ManagedChannel ch) {
         Metadata m = new Metadata();
         m.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + TOKEN);
-        return ProcessServiceGrpc.newBlockingStub(ch).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(m))
+        return ProcessServiceGrpc.newBlockingStub(ch)
+                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(m))
                 .withDeadlineAfter(60, TimeUnit.SECONDS);
     }
 
     static String execute(RunningDaemon d, String python) {
         ManagedChannel ch = channel(d);
         try {
-            ExecuteResponse r = stub(ch).execute(ExecuteRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
-                    .addCommand("/usr/bin/python3").addCommand("-c").addCommand(python)).build());
+            ExecuteResponse r = stub(ch).execute(ExecuteRequest.newBuilder()
+                    .setConfig(ProcessConfig.newBuilder()
+                            .addCommand("/usr/bin/python3")
+                            .addCommand("-c")
+                            .addCommand(python))
+                    .build());
             return r.getStdout().toStringUtf8() + r.getStderr().toStringUtf8();
         } finally {
             ch.shutdownNow();
@@ -180,7 +215,15 @@ class TokenSecrecyIT {
         try {
             Iterator<StartResponse> it = stub(ch).start(StartRequest.newBuilder()
                     .setConfig(ProcessConfig.newBuilder().addAllCommand(command))
-                    .setPty(io.sandboxd.api.process.v1.PTY.newBuilder().setCols(80).setRows(24)).build());
+                    .setPty(io.sandboxd
+                            .api
+                            .process
+                            .v1
+                            .PTY
+                            .newBuilder()
+                            .setCols(80)
+                            .setRows(24))
+                    .build());
             List<String> out = new ArrayList<>();
             it.forEachRemaining(e -> out.add(e.getStdout().toString(StandardCharsets.UTF_8)));
             return String.join("", out);

@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -18,9 +20,6 @@ import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,8 +32,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 16: 60 concurrent 4 MiB WriteStdin calls on one connection to a process that never reads,
@@ -52,27 +51,37 @@ class WriteStdinFloodIT {
     @Test
     void floodOfLargeWritesToAStalledProcess() throws Exception {
         Path root = Files.createDirectories(tmp.resolve("root"));
-        try (RunningDaemon d = DaemonSpec.packagedJar().withJvmOptions("-Xmx64m").withRootDir(root)
-                .withLogs(tmp, "daemon").withReadyTimeout(Duration.ofSeconds(60)).start()) {
-            ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", d.grpcPort()).usePlaintext().build();
+        try (RunningDaemon d = DaemonSpec.packagedJar()
+                .withJvmOptions("-Xmx64m")
+                .withRootDir(root)
+                .withLogs(tmp, "daemon")
+                .withReadyTimeout(Duration.ofSeconds(60))
+                .start()) {
+            ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", d.grpcPort())
+                    .usePlaintext()
+                    .build();
             try {
                 ProcessServiceGrpc.ProcessServiceStub async = ProcessServiceGrpc.newStub(ch);
                 CompletableFuture<Integer> id = new CompletableFuture<>();
-                async.start(StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
-                        .addCommand("sleep").addCommand("600")).build(), new StreamObserver<StartResponse>() {
-                    public void onNext(StartResponse r) {
-                        if (r.hasInit()) {
-                            id.complete(r.getInit().getProcessId());
-                        }
-                    }
+                async.start(
+                        StartRequest.newBuilder()
+                                .setConfig(ProcessConfig.newBuilder()
+                                        .addCommand("sleep")
+                                        .addCommand("600"))
+                                .build(),
+                        new StreamObserver<StartResponse>() {
+                            public void onNext(StartResponse r) {
+                                if (r.hasInit()) {
+                                    id.complete(r.getInit().getProcessId());
+                                }
+                            }
 
-                    public void onError(Throwable t) {
-                        id.completeExceptionally(t);
-                    }
+                            public void onError(Throwable t) {
+                                id.completeExceptionally(t);
+                            }
 
-                    public void onCompleted() {
-                    }
-                });
+                            public void onCompleted() {}
+                        });
                 int pid = id.get(30, TimeUnit.SECONDS);
                 long rssBefore = d.observer().rssBytes() / 1024;
                 AtomicBoolean done = new AtomicBoolean();
@@ -97,26 +106,35 @@ class WriteStdinFloodIT {
                 List<CompletableFuture<Status>> calls = new ArrayList<>();
                 for (int i = 0; i < CALLS; i++) {
                     CompletableFuture<Status> f = new CompletableFuture<>();
-                    async.withDeadlineAfter(15, TimeUnit.SECONDS).writeStdin(WriteStdinRequest.newBuilder()
-                            .setProcessId(pid).setInput(payload).build(), new StreamObserver<WriteStdinResponse>() {
-                        public void onNext(WriteStdinResponse r) {
-                        }
+                    async.withDeadlineAfter(15, TimeUnit.SECONDS)
+                            .writeStdin(
+                                    WriteStdinRequest.newBuilder()
+                                            .setProcessId(pid)
+                                            .setInput(payload)
+                                            .build(),
+                                    new StreamObserver<WriteStdinResponse>() {
+                                        public void onNext(WriteStdinResponse r) {}
 
-                        public void onError(Throwable t) {
-                            f.complete(Status.fromThrowable(t));
-                        }
+                                        public void onError(Throwable t) {
+                                            f.complete(Status.fromThrowable(t));
+                                        }
 
-                        public void onCompleted() {
-                            f.complete(Status.OK);
-                        }
-                    });
+                                        public void onCompleted() {
+                                            f.complete(Status.OK);
+                                        }
+                                    });
                     calls.add(f);
                 }
                 // the same connection keeps serving other calls meanwhile
-                ProcessServiceGrpc.ProcessServiceBlockingStub blocking = ProcessServiceGrpc.newBlockingStub(ch)
-                        .withDeadlineAfter(20, TimeUnit.SECONDS);
-                assertThat(blocking.execute(ExecuteRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
-                        .addCommand("echo").addCommand("still here")).build()).getStdout().toStringUtf8())
+                ProcessServiceGrpc.ProcessServiceBlockingStub blocking =
+                        ProcessServiceGrpc.newBlockingStub(ch).withDeadlineAfter(20, TimeUnit.SECONDS);
+                assertThat(blocking.execute(ExecuteRequest.newBuilder()
+                                        .setConfig(ProcessConfig.newBuilder()
+                                                .addCommand("echo")
+                                                .addCommand("still here"))
+                                        .build())
+                                .getStdout()
+                                .toStringUtf8())
                         .isEqualTo("still here\n");
 
                 Map<Status.Code, Integer> codes = new TreeMap<>();
@@ -130,19 +148,30 @@ class WriteStdinFloodIT {
                 }
                 done.set(true);
                 sampler.join();
-                System.out.printf("60 x 4 MiB WriteStdin to a process that does not read: %s; \"%s\";"
-                        + " daemon RSS %d MiB before, peak %d MiB (-Xmx64m)%n", codes, exhausted,
-                        rssBefore / 1024, peak.get() / 1024);
-                assertThat(codes.keySet()).isSubsetOf(Status.Code.RESOURCE_EXHAUSTED, Status.Code.DEADLINE_EXCEEDED, Status.Code.OK);
-                assertThat(codes.getOrDefault(Status.Code.RESOURCE_EXHAUSTED, 0)).isGreaterThanOrEqualTo(CALLS - 4);
+                System.out.printf(
+                        "60 x 4 MiB WriteStdin to a process that does not read: %s; \"%s\";"
+                                + " daemon RSS %d MiB before, peak %d MiB (-Xmx64m)%n",
+                        codes, exhausted, rssBefore / 1024, peak.get() / 1024);
+                assertThat(codes.keySet())
+                        .isSubsetOf(Status.Code.RESOURCE_EXHAUSTED, Status.Code.DEADLINE_EXCEEDED, Status.Code.OK);
+                assertThat(codes.getOrDefault(Status.Code.RESOURCE_EXHAUSTED, 0))
+                        .isGreaterThanOrEqualTo(CALLS - 4);
                 assertThat(exhausted).contains("limit");
                 assertThat(health).isNotEmpty().containsOnly(200);
                 // and afterwards, on the very same connection
                 blocking = ProcessServiceGrpc.newBlockingStub(ch).withDeadlineAfter(20, TimeUnit.SECONDS);
-                blocking.sendSignal(SendSignalRequest.newBuilder().setProcessId(pid).setSignal(Signal.SIGNAL_SIGKILL).build());
-                assertThat(blocking.execute(ExecuteRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
-                        .addCommand("true")).build()).getExitCode()).isZero();
-                assertThat(d.stdout() + d.stderr()).doesNotContain("OutOfMemoryError").doesNotContain("OutOfDirectMemory");
+                blocking.sendSignal(SendSignalRequest.newBuilder()
+                        .setProcessId(pid)
+                        .setSignal(Signal.SIGNAL_SIGKILL)
+                        .build());
+                assertThat(blocking.execute(ExecuteRequest.newBuilder()
+                                        .setConfig(ProcessConfig.newBuilder().addCommand("true"))
+                                        .build())
+                                .getExitCode())
+                        .isZero();
+                assertThat(d.stdout() + d.stderr())
+                        .doesNotContain("OutOfMemoryError")
+                        .doesNotContain("OutOfDirectMemory");
             } finally {
                 ch.shutdownNow();
             }
@@ -152,7 +181,9 @@ class WriteStdinFloodIT {
     /** The status of a GET on a new connection, or -1 if there was no answer (which the health check counts). */
     static int status(RunningDaemon d, String path) {
         try {
-            return RawHttp.exchange("127.0.0.1", d.restPort(), RawRequest.get(path).closing(), Duration.ofSeconds(5)).status();
+            return RawHttp.exchange(
+                            "127.0.0.1", d.restPort(), RawRequest.get(path).closing(), Duration.ofSeconds(5))
+                    .status();
         } catch (IOException e) {
             return -1;
         }

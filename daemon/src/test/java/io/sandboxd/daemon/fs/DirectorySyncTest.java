@@ -1,7 +1,6 @@
 package io.sandboxd.daemon.fs;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -11,8 +10,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The directory-fsync group commit: a caller returns only after an fsync that started after its
@@ -27,9 +26,11 @@ class DirectorySyncTest {
     private final DirectorySync sync = new DirectorySync();
     /** Ordered record of what happened: "start N", "end N", "done NAME". */
     private final List<String> events = Collections.synchronizedList(new ArrayList<>());
+
     private final AtomicInteger fsyncs = new AtomicInteger();
     /** One permit lets one fsync finish. */
     private final Semaphore release = new Semaphore(0);
+
     private final List<Thread> threads = new ArrayList<>();
 
     private void blockingFsync() {
@@ -40,10 +41,12 @@ class DirectorySyncTest {
     }
 
     private Thread caller(String name, DirectorySync.Key key) {
-        Thread t = new Thread(() -> {
-            sync.syncAfterRename(key, this::blockingFsync);
-            events.add("done " + name);
-        }, "caller-" + name);
+        Thread t = new Thread(
+                () -> {
+                    sync.syncAfterRename(key, this::blockingFsync);
+                    events.add("done " + name);
+                },
+                "caller-" + name);
         t.setDaemon(true);
         threads.add(t);
         t.start();
@@ -92,7 +95,9 @@ class DirectorySyncTest {
             t.join(TimeUnit.SECONDS.toMillis(WAIT_S));
             assertThat(t.isAlive()).isFalse();
         }
-        assertThat(fsyncs).as("six renames during fsync 1 are covered by one more fsync").hasValue(2);
+        assertThat(fsyncs)
+                .as("six renames during fsync 1 are covered by one more fsync")
+                .hasValue(2);
         for (int i = 0; i < 6; i++) {
             assertThat(events.indexOf("done w" + i)).isGreaterThan(events.indexOf("end 2"));
         }
@@ -144,7 +149,9 @@ class DirectorySyncTest {
             t.start();
         }
         assertThat(done.await(WAIT_S * 2, TimeUnit.SECONDS)).isTrue();
-        assertThat(violations).as("callers that returned before an fsync started after their rename").hasValue(0);
+        assertThat(violations)
+                .as("callers that returned before an fsync started after their rename")
+                .hasValue(0);
         assertThat(fsyncCount.get()).isBetween(1, callers * rounds);
         assertThat(real.activeDirectories()).isZero();
     }
@@ -152,7 +159,9 @@ class DirectorySyncTest {
     private void awaitEvent(String e) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
         while (!events.contains(e)) {
-            assertThat(System.nanoTime()).as("waiting for " + e + " in " + events).isLessThan(end);
+            assertThat(System.nanoTime())
+                    .as("waiting for " + e + " in " + events)
+                    .isLessThan(end);
             Thread.sleep(5);
         }
     }

@@ -1,11 +1,6 @@
 package io.sandboxd.daemon.fs;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,8 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
 
 /** The external sort gives byte order for any names, in memory, spilled, and merged in several passes. */
 class NameSorterTest {
@@ -34,8 +33,10 @@ class NameSorterTest {
     }
 
     @Property(tries = 200)
-    void sortsByteWise(@ForAll @Size(max = 700) Set<@Size(min = 1, max = 40) byte[]> names,
-                       @ForAll @IntRange(min = 1, max = 16) int runNames) throws Exception {
+    void sortsByteWise(
+            @ForAll @Size(max = 700) Set<@Size(min = 1, max = 40) byte[]> names,
+            @ForAll @IntRange(min = 1, max = 16) int runNames)
+            throws Exception {
         TreeSet<Name> expected = new TreeSet<>();
         List<Name> out = new ArrayList<>();
         try (NameSorter sorter = new NameSorter(dirFd, 4, runNames)) {

@@ -1,14 +1,13 @@
 package io.sandboxd.daemon.fs;
 
-import com.sun.jna.LastErrorException;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.jna.LastErrorException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The direct-mapped libc calls, on real files. */
 class PosixTest {
@@ -31,9 +30,11 @@ class PosixTest {
             assertThat(Posix.typeAt(dir, Name.of("dangling"))).isEqualTo(Posix.S_IFLNK);
             assertThat(Posix.typeAt(dir, Name.of("fifo"))).isEqualTo(0010000);
             assertThatThrownBy(() -> Posix.typeAt(dir, Name.of("missing")))
-                    .isInstanceOfSatisfying(LastErrorException.class, e -> assertThat(e.getErrorCode()).isEqualTo(Posix.ENOENT));
+                    .isInstanceOfSatisfying(LastErrorException.class, e -> assertThat(e.getErrorCode())
+                            .isEqualTo(Posix.ENOENT));
             assertThatThrownBy(() -> Posix.typeAt(dir, Name.of("file/below")))
-                    .isInstanceOfSatisfying(LastErrorException.class, e -> assertThat(e.getErrorCode()).isEqualTo(Posix.ENOTDIR));
+                    .isInstanceOfSatisfying(LastErrorException.class, e -> assertThat(e.getErrorCode())
+                            .isEqualTo(Posix.ENOTDIR));
         } finally {
             Posix.closeQuietly(dir);
         }
@@ -43,7 +44,8 @@ class PosixTest {
     void statOfADescriptorAgreesWithTheJdk() throws Exception {
         Path file = tmp.resolve("file");
         Files.write(file, new byte[12345]);
-        Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.from(java.time.Instant.parse("2024-05-06T07:08:09.123456789Z")));
+        Files.setLastModifiedTime(
+                file, java.nio.file.attribute.FileTime.from(java.time.Instant.parse("2024-05-06T07:08:09.123456789Z")));
         int dir = Posix.openat(-100, tmp.toString(), Posix.O_PATH | Posix.O_DIRECTORY);
         int fd = Posix.openat(dir, "file", Posix.O_RDONLY | Posix.O_NOFOLLOW);
         try {
@@ -54,7 +56,8 @@ class PosixTest {
             assertThat(st.ino()).isEqualTo(jdk.get("ino"));
             assertThat(st.size()).isEqualTo(12345L);
             java.time.Instant m = ((java.nio.file.attribute.FileTime) jdk.get("lastModifiedTime")).toInstant();
-            assertThat(java.time.Instant.ofEpochSecond(st.mtimeSeconds(), st.mtimeNanos())).isEqualTo(m);
+            assertThat(java.time.Instant.ofEpochSecond(st.mtimeSeconds(), st.mtimeNanos()))
+                    .isEqualTo(m);
             Posix.Stat d = Posix.stat(dir); // an O_PATH descriptor
             assertThat(d.type()).isEqualTo(Posix.S_IFDIR);
             assertThat(d.dev()).isEqualTo(st.dev());

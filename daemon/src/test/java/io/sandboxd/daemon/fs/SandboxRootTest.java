@@ -1,21 +1,21 @@
 package io.sandboxd.daemon.fs;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 class SandboxRootTest {
     @TempDir
     Path tmp;
+
     Path root;
     SandboxRoot sr;
 
@@ -51,10 +51,14 @@ class SandboxRootTest {
         assertThat(UserPath.parse("", r).segments()).isEmpty();
         assertThat(UserPath.parse("a//b/./c/", r).segments()).map(Name::display).containsExactly("a", "b", "c");
         assertThat(UserPath.parse("a/../b", r).segments()).map(Name::display).containsExactly("b");
-        assertThat(UserPath.parse("/etc/passwd", r).segments()).map(Name::display).containsExactly("etc", "passwd");
+        assertThat(UserPath.parse("/etc/passwd", r).segments())
+                .map(Name::display)
+                .containsExactly("etc", "passwd");
         assertThat(UserPath.parse(r + "/x", r).segments()).map(Name::display).containsExactly("x");
         assertThat(UserPath.parse(r, r).segments()).isEmpty();
-        java.util.List<String> evil = UserPath.parse(r + "-evil/x", r).segments().stream().map(Name::display).toList();
+        java.util.List<String> evil = UserPath.parse(r + "-evil/x", r).segments().stream()
+                .map(Name::display)
+                .toList();
         assertThat(evil).endsWith(root.getFileName() + "-evil", "x").hasSize(root.getNameCount() + 1);
         assertThat(kindOf(() -> UserPath.parse("..", r))).isEqualTo(ErrorKind.PERMISSION_DENIED);
         assertThat(kindOf(() -> UserPath.parse("a/../../x", r))).isEqualTo(ErrorKind.PERMISSION_DENIED);
@@ -80,23 +84,28 @@ class SandboxRootTest {
         assertThat(sr.resolveWorkingDirectory(root + "/sub")).isEqualTo(root.resolve("sub"));
         assertThat(sr.resolveWorkingDirectory("insub/deeper")).isEqualTo(root.resolve("sub/deeper"));
         assertThatThrownBy(() -> sr.resolveWorkingDirectory("../.."))
-                .isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.PERMISSION_DENIED));
+                .isInstanceOfSatisfying(
+                        SandboxException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.PERMISSION_DENIED));
         assertThatThrownBy(() -> sr.resolveWorkingDirectory("esc"))
-                .isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.PERMISSION_DENIED));
+                .isInstanceOfSatisfying(
+                        SandboxException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.PERMISSION_DENIED));
         assertThatThrownBy(() -> sr.resolveWorkingDirectory("nope/x"))
                 .isInstanceOfSatisfying(SandboxException.class, e -> {
                     assertThat(e.kind()).isEqualTo(ErrorKind.NOT_FOUND);
                     assertThat(e.getMessage()).contains("nope/x");
                 });
         assertThatThrownBy(() -> sr.resolveWorkingDirectory("file"))
-                .isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT));
+                .isInstanceOfSatisfying(
+                        SandboxException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT));
     }
 
     @Test
     void symlinkLoopsAndLongChainsAreBounded() throws Exception {
         Files.createSymbolicLink(root.resolve("loop"), Path.of("loop"));
-        assertThat(kindOf(() -> sr.resolve(b("loop/x"), SandboxRoot.Mode.FOLLOW).close())).isEqualTo(ErrorKind.INVALID_ARGUMENT);
-        assertThat(kindOf(() -> sr.resolve(b("loop"), SandboxRoot.Mode.FOLLOW).close())).isEqualTo(ErrorKind.INVALID_ARGUMENT);
+        assertThat(kindOf(() -> sr.resolve(b("loop/x"), SandboxRoot.Mode.FOLLOW).close()))
+                .isEqualTo(ErrorKind.INVALID_ARGUMENT);
+        assertThat(kindOf(() -> sr.resolve(b("loop"), SandboxRoot.Mode.FOLLOW).close()))
+                .isEqualTo(ErrorKind.INVALID_ARGUMENT);
         try (SandboxRoot.Resolved r = sr.resolve(b("loop"), SandboxRoot.Mode.NOFOLLOW_LAST)) {
             assertThat(r.name()).isEqualTo(Name.of("loop"));
         }
@@ -126,7 +135,10 @@ class SandboxRootTest {
                 try {
                     Files.deleteIfExists(tmpLink);
                     Files.createSymbolicLink(tmpLink, in ? Path.of("real") : outside);
-                    Files.move(tmpLink, swap, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    Files.move(
+                            tmpLink,
+                            swap,
+                            java.nio.file.StandardCopyOption.ATOMIC_MOVE,
                             java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                     in = !in;
                 } catch (Exception ignored) {
@@ -135,7 +147,8 @@ class SandboxRootTest {
             }
         });
         Files.createSymbolicLink(swap, Path.of("real"));
-        assertThat(((ReadResult.File) store.read(b("swap/f"))).file().info().size()).isEqualTo(6);
+        assertThat(((ReadResult.File) store.read(b("swap/f"))).file().info().size())
+                .isEqualTo(6);
         swapper.start();
         int insideReads = 0;
         try {
@@ -166,7 +179,14 @@ class SandboxRootTest {
                     assertThat(e.kind()).isIn(ErrorKind.PERMISSION_DENIED, ErrorKind.NOT_FOUND, ErrorKind.CONFLICT);
                 }
                 try {
-                    store.write(b("swap/new"), sink -> sink.write(java.nio.ByteBuffer.wrap("w".getBytes())), new WriteOptions(WriteOptions.DEFAULT_MODE, java.util.Optional.empty(), java.util.Optional.empty(), false));
+                    store.write(
+                            b("swap/new"),
+                            sink -> sink.write(java.nio.ByteBuffer.wrap("w".getBytes())),
+                            new WriteOptions(
+                                    WriteOptions.DEFAULT_MODE,
+                                    java.util.Optional.empty(),
+                                    java.util.Optional.empty(),
+                                    false));
                 } catch (SandboxException e) {
                     assertThat(e.kind()).isIn(ErrorKind.PERMISSION_DENIED, ErrorKind.NOT_FOUND, ErrorKind.CONFLICT);
                 }

@@ -1,22 +1,24 @@
 package io.sandboxd.daemon.fs;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.Size;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
 
 class Utf8Test {
     private static boolean jdkAccepts(byte[] b) {
         try {
-            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b));
+            StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(b));
             return true;
         } catch (CharacterCodingException e) {
             return false;
@@ -54,7 +56,8 @@ class Utf8Test {
     void lossyRendersEachInvalidByteAsOneReplacementLikeGo() {
         assertThat(Utf8.lossy(new byte[] {(byte) 0xff, (byte) 0xfe})).isEqualTo("\uFFFD\uFFFD");
         assertThat(Utf8.lossy(new byte[] {'a', (byte) 0xe2, (byte) 0x82, 'b'})).isEqualTo("a\uFFFD\uFFFDb");
-        assertThat(Utf8.lossy(new byte[] {(byte) 0xed, (byte) 0xa0, (byte) 0x80})).isEqualTo("\uFFFD\uFFFD\uFFFD");
+        assertThat(Utf8.lossy(new byte[] {(byte) 0xed, (byte) 0xa0, (byte) 0x80}))
+                .isEqualTo("\uFFFD\uFFFD\uFFFD");
         assertThat(Utf8.lossy(new byte[] {(byte) 0xc0, (byte) 0xae})).isEqualTo("\uFFFD\uFFFD");
         assertThat(Utf8.lossy("é😀".getBytes(StandardCharsets.UTF_8))).isEqualTo("é😀");
     }
@@ -64,7 +67,8 @@ class Utf8Test {
         String enc = Utf8.percentEncode(name);
         assertThat(enc).matches("[A-Za-z0-9._~%-]*");
         assertThat(java.net.URLDecoder.decode(enc.replace("+", "%2B"), StandardCharsets.ISO_8859_1)
-                .getBytes(StandardCharsets.ISO_8859_1)).isEqualTo(name);
+                        .getBytes(StandardCharsets.ISO_8859_1))
+                .isEqualTo(name);
     }
 
     @Property(tries = 2000)

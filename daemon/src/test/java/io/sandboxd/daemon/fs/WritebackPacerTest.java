@@ -1,16 +1,12 @@
 package io.sandboxd.daemon.fs;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class WritebackPacerTest {
     private static final long MIB = 1024 * 1024;
@@ -22,7 +18,9 @@ class WritebackPacerTest {
         for (int i = 0; i < 10; i++) {
             p.wrote(3 * MIB); // 30 MiB in 3 MiB writes
         }
-        assertThat(ranges).extracting(r -> r[0]).containsExactly(0L, 9 * MIB, 18 * MIB); // the last 3 MiB wait for the fsync
+        assertThat(ranges)
+                .extracting(r -> r[0])
+                .containsExactly(0L, 9 * MIB, 18 * MIB); // the last 3 MiB wait for the fsync
         assertThat(ranges).extracting(r -> r[1]).containsOnly(9 * MIB);
     }
 
@@ -54,7 +52,8 @@ class WritebackPacerTest {
         Files.write(f, new byte[(int) (9 * MIB)]);
         int fd = Posix.C.openat(-100, Posix.cstr(f.toString()), Posix.O_WRONLY, 0);
         try {
-            assertThat(Posix.C.sync_file_range(fd, 0, 9 * MIB, Posix.SYNC_FILE_RANGE_WRITE)).isZero();
+            assertThat(Posix.C.sync_file_range(fd, 0, 9 * MIB, Posix.SYNC_FILE_RANGE_WRITE))
+                    .isZero();
         } finally {
             Posix.C.close(fd);
         }

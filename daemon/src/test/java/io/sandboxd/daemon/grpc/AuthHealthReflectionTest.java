@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.grpc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -11,16 +13,13 @@ import io.grpc.reflection.v1.ServerReflectionRequest;
 import io.grpc.reflection.v1.ServerReflectionResponse;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
-import io.sandboxd.daemon.config.TestConfig;
-import io.sandboxd.daemon.logging.LogFormat;
-import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.ProcessConfig;
 import io.sandboxd.api.process.v1.ProcessServiceGrpc;
+import io.sandboxd.daemon.config.TestConfig;
+import io.sandboxd.daemon.logging.LogFormat;
+import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.testkit.Poll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -29,15 +28,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class AuthHealthReflectionTest {
     @TempDir
     Path tmp;
 
     static final ExecuteRequest TRUE = ExecuteRequest.newBuilder()
-            .setConfig(ProcessConfig.newBuilder().addCommand("true")).build();
+            .setConfig(ProcessConfig.newBuilder().addCommand("true"))
+            .build();
 
     static Metadata bearer(String token) {
         Metadata m = new Metadata();
@@ -50,14 +50,24 @@ class AuthHealthReflectionTest {
         try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> TestConfig.withAuthToken(c, "s3cret-token"))) {
             ProcessServiceGrpc.ProcessServiceBlockingStub anon = d.blocking();
             assertThat(code(() -> anon.execute(TRUE))).isEqualTo(Status.Code.UNAUTHENTICATED);
-            assertThat(code(() -> anon.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(bearer("wrong"))).execute(TRUE)))
+            assertThat(code(() -> anon.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(bearer("wrong")))
+                            .execute(TRUE)))
                     .isEqualTo(Status.Code.UNAUTHENTICATED);
             assertThat(anon.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(bearer("s3cret-token")))
-                    .execute(TRUE).getExitCode()).isZero();
-            assertThat(HealthGrpc.newBlockingStub(d.channel).check(HealthCheckRequest.getDefaultInstance()).getStatus())
+                            .execute(TRUE)
+                            .getExitCode())
+                    .isZero();
+            assertThat(HealthGrpc.newBlockingStub(d.channel)
+                            .check(HealthCheckRequest.getDefaultInstance())
+                            .getStatus())
                     .isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
             StartCollector c = new StartCollector();
-            d.async().start(io.sandboxd.api.process.v1.StartRequest.newBuilder().setConfig(TRUE.getConfig()).build(), c);
+            d.async()
+                    .start(
+                            io.sandboxd.api.process.v1.StartRequest.newBuilder()
+                                    .setConfig(TRUE.getConfig())
+                                    .build(),
+                            c);
             assertThat(c.await().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
         }
     }
@@ -68,7 +78,10 @@ class AuthHealthReflectionTest {
             HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(d.channel);
             assertThat(health.check(HealthCheckRequest.getDefaultInstance()).getStatus())
                     .isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
-            assertThat(health.check(HealthCheckRequest.newBuilder().setService("process.v1.ProcessService").build()).getStatus())
+            assertThat(health.check(HealthCheckRequest.newBuilder()
+                                    .setService("process.v1.ProcessService")
+                                    .build())
+                            .getStatus())
                     .isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
 
             CompletableFuture<List<String>> services = new CompletableFuture<>();
@@ -78,7 +91,8 @@ class AuthHealthReflectionTest {
                         @Override
                         public void onNext(ServerReflectionResponse r) {
                             services.complete(r.getListServicesResponse().getServiceList().stream()
-                                    .map(s -> s.getName()).toList());
+                                    .map(s -> s.getName())
+                                    .toList());
                         }
 
                         @Override
@@ -87,13 +101,16 @@ class AuthHealthReflectionTest {
                         }
 
                         @Override
-                        public void onCompleted() {
-                        }
+                        public void onCompleted() {}
                     });
             req.onNext(ServerReflectionRequest.newBuilder().setListServices("").build());
-            assertThat(services.get(30, TimeUnit.SECONDS)).contains("process.v1.ProcessService",
-                    "sandboxd.durable.v1alpha1.DurableProcessService",
-                    "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection");
+            assertThat(services.get(30, TimeUnit.SECONDS))
+                    .contains(
+                            "process.v1.ProcessService",
+                            "sandboxd.durable.v1alpha1.DurableProcessService",
+                            "grpc.health.v1.Health",
+                            "grpc.reflection.v1.ServerReflection",
+                            "grpc.reflection.v1alpha.ServerReflection");
             req.onCompleted();
         }
     }
@@ -104,27 +121,37 @@ class AuthHealthReflectionTest {
         RequestLog log = new RequestLog(LogFormat.TEXT, new PrintStream(buf, true, StandardCharsets.UTF_8));
         try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> c, log)) {
             assertThat(d.blocking().execute(TRUE).getExitCode()).isZero();
-            assertThat(code(() -> d.blocking().execute(ExecuteRequest.getDefaultInstance()))).isEqualTo(Status.Code.INVALID_ARGUMENT);
+            assertThat(code(() -> d.blocking().execute(ExecuteRequest.getDefaultInstance())))
+                    .isEqualTo(Status.Code.INVALID_ARGUMENT);
             // The log line and the timer are recorded right after the call closed: wait for both.
             Poll.until(Duration.ofSeconds(10), () -> executeLines(buf).size() >= 2);
             String scrape = d.metrics.scrape();
-            assertThat(scrape).contains("sandboxd_grpc_server_duration_seconds_count{method=\"process.v1.ProcessService/Execute\",status=\"OK\"} 1");
-            assertThat(scrape).contains("sandboxd_grpc_server_duration_seconds_count{method=\"process.v1.ProcessService/Execute\",status=\"INVALID_ARGUMENT\"} 1");
+            assertThat(scrape)
+                    .contains(
+                            "sandboxd_grpc_server_duration_seconds_count{method=\"process.v1.ProcessService/Execute\",status=\"OK\"} 1");
+            assertThat(scrape)
+                    .contains(
+                            "sandboxd_grpc_server_duration_seconds_count{method=\"process.v1.ProcessService/Execute\",status=\"INVALID_ARGUMENT\"} 1");
             assertThat(scrape).contains("sandboxd_processes_started_total{mode=\"pipe\",rpc=\"execute\"} 1");
             assertThat(scrape).contains("sandboxd_processes_exited_total{exit_code=\"0\"} 1");
             assertThat(scrape).contains("sandboxd_processes_running 0");
         }
         List<String> lines = executeLines(buf);
         assertThat(lines).hasSize(2);
-        assertThat(lines).anySatisfy(l -> assertThat(l).contains(" grpc unary ").contains("status=OK")
-                .contains("bytes_in=").contains("duration_ms="));
+        assertThat(lines).anySatisfy(l -> assertThat(l)
+                .contains(" grpc unary ")
+                .contains("status=OK")
+                .contains("bytes_in=")
+                .contains("duration_ms="));
         assertThat(lines).anySatisfy(l -> assertThat(l).contains("status=INVALID_ARGUMENT"));
     }
 
     static List<String> executeLines(ByteArrayOutputStream buf) {
         synchronized (buf) {
-            return buf.toString(StandardCharsets.UTF_8).lines()
-                    .filter(l -> l.contains("process.v1.ProcessService/Execute")).toList();
+            return buf.toString(StandardCharsets.UTF_8)
+                    .lines()
+                    .filter(l -> l.contains("process.v1.ProcessService/Execute"))
+                    .toList();
         }
     }
 

@@ -3,7 +3,6 @@ package io.sandboxd.daemon.grpc;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.sandboxd.testkit.RunningDaemon;
-
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,8 +18,10 @@ final class DaemonChannel implements AutoCloseable {
     }
 
     static DaemonChannel to(RunningDaemon d) {
-        return new DaemonChannel(NettyChannelBuilder.forTarget(d.grpcTarget()).usePlaintext()
-                .maxInboundMessageSize(16 * 1024 * 1024).build());
+        return new DaemonChannel(NettyChannelBuilder.forTarget(d.grpcTarget())
+                .usePlaintext()
+                .maxInboundMessageSize(16 * 1024 * 1024)
+                .build());
     }
 
     @Override

@@ -1,5 +1,8 @@
 package io.sandboxd.daemon.grpc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.google.protobuf.ByteString;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
@@ -29,11 +32,6 @@ import io.sandboxd.daemon.cli.Daemon;
 import io.sandboxd.daemon.config.DurableConfig;
 import io.sandboxd.daemon.config.TestConfig;
 import io.sandboxd.daemon.metrics.Metrics;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -44,14 +42,16 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Durable processes (issue 18) against a real daemon on loopback, a real client and real processes. */
 class DurableProcessTest {
     @TempDir
     static Path tmp;
+
     static Daemon daemon;
     static ManagedChannel channel;
     static Path state;
@@ -60,12 +60,23 @@ class DurableProcessTest {
     static void up() throws Exception {
         Path root = Files.createDirectories(tmp.resolve("root")).toRealPath();
         state = Files.createDirectories(tmp.resolve("state"));
-        daemon = new Daemon(TestConfig.forRoot(root), new DurableConfig(state, 8L << 20, 1L << 30,
-                Duration.ofMinutes(5), 100, Duration.ofMillis(500), Duration.ofMillis(300)),
-                new Metrics(), TestConfig.silentLog());
+        daemon = new Daemon(
+                TestConfig.forRoot(root),
+                new DurableConfig(
+                        state,
+                        8L << 20,
+                        1L << 30,
+                        Duration.ofMinutes(5),
+                        100,
+                        Duration.ofMillis(500),
+                        Duration.ofMillis(300)),
+                new Metrics(),
+                TestConfig.silentLog());
         daemon.start();
-        channel = NettyChannelBuilder.forAddress("127.0.0.1", daemon.grpcPort()).usePlaintext()
-                .maxInboundMessageSize(16 * 1024 * 1024).build();
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", daemon.grpcPort())
+                .usePlaintext()
+                .maxInboundMessageSize(16 * 1024 * 1024)
+                .build();
     }
 
     @AfterAll
@@ -74,8 +85,10 @@ class DurableProcessTest {
         daemon.shutdown();
         channel.awaitTermination(5, TimeUnit.SECONDS);
         try (var s = Files.list(state)) {
-            assertThat(s.filter(p -> p.getFileName().toString().startsWith("journal-")).toList())
-                    .as("journals removed at shutdown").isEmpty();
+            assertThat(s.filter(p -> p.getFileName().toString().startsWith("journal-"))
+                            .toList())
+                    .as("journals removed at shutdown")
+                    .isEmpty();
         }
     }
 
@@ -99,7 +112,8 @@ class DurableProcessTest {
     static int startDetached(StartRequest.Builder r) {
         Context.CancellableContext ctx = Context.current().withCancellation();
         try {
-            return ctx.call(() -> stub().start(r.setDetach(true).build()).next().getStarted().getProcessId());
+            return ctx.call(() ->
+                    stub().start(r.setDetach(true).build()).next().getStarted().getProcessId());
         } catch (Exception e) {
             throw new AssertionError(e);
         } finally {
@@ -123,7 +137,8 @@ class DurableProcessTest {
             switch (e.getEventCase()) {
                 case OUTPUT -> {
                     boolean isOut = e.getOutput().getStream() == Stream.STREAM_STDOUT;
-                    assertThat(e.getOutput().getOffset()).as("every byte exactly once")
+                    assertThat(e.getOutput().getOffset())
+                            .as("every byte exactly once")
                             .isEqualTo(isOut ? outOffset : errOffset);
                     byte[] b = e.getOutput().getData().toByteArray();
                     (isOut ? out : err).writeBytes(b);
@@ -149,14 +164,17 @@ class DurableProcessTest {
                     exit = e.getExit();
                     return false;
                 }
-                default -> {
-                }
+                default -> {}
             }
             return true;
         }
 
         AttachRequest resume(int pid) {
-            return AttachRequest.newBuilder().setProcess(id(pid)).setStdoutOffset(outOffset).setStderrOffset(errOffset).build();
+            return AttachRequest.newBuilder()
+                    .setProcess(id(pid))
+                    .setStdoutOffset(outOffset)
+                    .setStderrOffset(errOffset)
+                    .build();
         }
     }
 
@@ -171,8 +189,11 @@ class DurableProcessTest {
     @Test
     void reattachingFromTheLastOffsetsAtRandomPointsReconstructsTheOutputByteExact() throws Exception {
         int n = 200_000;
-        int pid = startDetached(req("awk", "BEGIN { for (i = 1; i <= " + n + "; i++) { print \"line \" i; "
-                + "if (i % 1000 == 0) { print \"err \" i > \"/dev/stderr\"; fflush(); system(\"sleep 0.01\") } } }"));
+        int pid = startDetached(
+                req(
+                        "awk",
+                        "BEGIN { for (i = 1; i <= " + n + "; i++) { print \"line \" i; "
+                                + "if (i % 1000 == 0) { print \"err \" i > \"/dev/stderr\"; fflush(); system(\"sleep 0.01\") } } }"));
         Seen seen = new Seen();
         Random rnd = new Random();
         int cuts = 0;
@@ -227,16 +248,14 @@ class DurableProcessTest {
         long dropped = first.getGap().getLength();
         assertThat(all.length - dropped).isBetween(64L * 1024 - 8 * 1024, 64L * 1024);
         seen.take(first);
-        while (seen.take(it.next())) {
-        }
+        while (seen.take(it.next())) {}
         assertThat(seen.gapBytes).isEqualTo(dropped);
         assertThat(seen.out.toByteArray()).isEqualTo(java.util.Arrays.copyOfRange(all, (int) dropped, all.length));
         // from an offset inside the retained range: no gap at all
         Seen tail = new Seen();
         tail.outOffset = all.length - 100;
         it = stub().attach(tail.resume(pid));
-        while (tail.take(it.next())) {
-        }
+        while (tail.take(it.next())) {}
         assertThat(tail.gapBytes).isZero();
         assertThat(tail.out.toByteArray()).isEqualTo(java.util.Arrays.copyOfRange(all, all.length - 100, all.length));
     }
@@ -252,9 +271,12 @@ class DurableProcessTest {
     @Test
     void tagsAreUniqueAmongLiveProcessesAndIdsWorkWithProcessV1() throws Exception {
         int pid = startDetached(req("sh", "-c", "read x; echo got $x; sleep 30").setTag("build"));
-        assertThatThrownBy(() -> stub().start(req("true").setTag("build").build()).next())
+        assertThatThrownBy(
+                        () -> stub().start(req("true").setTag("build").build()).next())
                 .isInstanceOf(StatusRuntimeException.class)
-                .satisfies(e -> assertThat(((StatusRuntimeException) e).getStatus().getCode()).isEqualTo(Status.Code.ALREADY_EXISTS))
+                .satisfies(
+                        e -> assertThat(((StatusRuntimeException) e).getStatus().getCode())
+                                .isEqualTo(Status.Code.ALREADY_EXISTS))
                 .hasMessageContaining("build");
         ProcessInfo info = stub().get(ProcessRef.newBuilder().setTag("build").build());
         assertThat(info.getProcessId()).isEqualTo(pid);
@@ -263,17 +285,23 @@ class DurableProcessTest {
         assertThat(stub().list(ListRequest.getDefaultInstance()).getProcessesList())
                 .anySatisfy(p -> assertThat(p.getProcessId()).isEqualTo(pid));
         // one id space: process.v1 WriteStdin and SendSignal reach it
-        v1().writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).setInput(ByteString.copyFromUtf8("abc\n")).build());
+        v1().writeStdin(WriteStdinRequest.newBuilder()
+                .setProcessId(pid)
+                .setInput(ByteString.copyFromUtf8("abc\n"))
+                .build());
         Seen seen = new Seen();
         Iterator<AttachEvent> it = stub().attach(AttachRequest.newBuilder()
-                .setProcess(ProcessRef.newBuilder().setTag("build")).build());
+                .setProcess(ProcessRef.newBuilder().setTag("build"))
+                .build());
         while (seen.out.size() < 8) {
             seen.take(it.next());
         }
         assertThat(seen.out.toString(StandardCharsets.US_ASCII)).isEqualTo("got abc\n");
-        v1().sendSignal(SendSignalRequest.newBuilder().setProcessId(pid).setSignal(Signal.SIGNAL_SIGKILL).build());
-        while (seen.take(it.next())) {
-        }
+        v1().sendSignal(SendSignalRequest.newBuilder()
+                .setProcessId(pid)
+                .setSignal(Signal.SIGNAL_SIGKILL)
+                .build());
+        while (seen.take(it.next())) {}
         assertThat(seen.exit.getKind()).isEqualTo(ExitKind.EXIT_KIND_SIGNALED);
         assertThat(seen.exit.getSignal()).isEqualTo(9);
         assertThat(stub().get(id(pid)).getState()).isEqualTo(ProcessState.PROCESS_STATE_KILLED);
@@ -285,31 +313,52 @@ class DurableProcessTest {
     @Test
     void unknownIdsAndTagsAreNotFound() {
         for (Runnable call : List.<Runnable>of(
-                () -> stub().attach(AttachRequest.newBuilder().setProcess(id(987654)).build()).next(),
+                () -> stub().attach(AttachRequest.newBuilder()
+                                .setProcess(id(987654))
+                                .build())
+                        .next(),
                 () -> stub().get(ProcessRef.newBuilder().setTag("no-such-tag").build()),
                 () -> stub().wait(id(987654)))) {
-            assertThatThrownBy(call::run).isInstanceOf(StatusRuntimeException.class)
-                    .satisfies(e -> assertThat(((StatusRuntimeException) e).getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
+            assertThatThrownBy(call::run)
+                    .isInstanceOf(StatusRuntimeException.class)
+                    .satisfies(e -> assertThat(
+                                    ((StatusRuntimeException) e).getStatus().getCode())
+                            .isEqualTo(Status.Code.NOT_FOUND));
         }
-        assertThatThrownBy(() -> stub().attach(AttachRequest.getDefaultInstance()).next())
-                .satisfies(e -> assertThat(((StatusRuntimeException) e).getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+        assertThatThrownBy(
+                        () -> stub().attach(AttachRequest.getDefaultInstance()).next())
+                .satisfies(
+                        e -> assertThat(((StatusRuntimeException) e).getStatus().getCode())
+                                .isEqualTo(Status.Code.INVALID_ARGUMENT));
     }
 
     @Test
     void offsetsBeyondWhatWasWrittenAreOutOfRange() {
         int pid = startDetached(req("sh", "-c", "printf hello; printf E >&2"));
         stub().wait(id(pid));
-        assertThatThrownBy(() -> stub().attach(AttachRequest.newBuilder().setProcess(id(pid)).setStdoutOffset(6).build()).next())
-                .satisfies(e -> assertThat(((StatusRuntimeException) e).getStatus().getCode()).isEqualTo(Status.Code.OUT_OF_RANGE))
-                .hasMessageContaining("stdout_offset 6").hasMessageContaining("5 bytes");
-        assertThatThrownBy(() -> stub().attach(AttachRequest.newBuilder().setProcess(id(pid)).setStderrOffset(-1L).build()).next())
-                .satisfies(e -> assertThat(((StatusRuntimeException) e).getStatus().getCode()).isEqualTo(Status.Code.OUT_OF_RANGE));
+        assertThatThrownBy(() -> stub().attach(AttachRequest.newBuilder()
+                                .setProcess(id(pid))
+                                .setStdoutOffset(6)
+                                .build())
+                        .next())
+                .satisfies(
+                        e -> assertThat(((StatusRuntimeException) e).getStatus().getCode())
+                                .isEqualTo(Status.Code.OUT_OF_RANGE))
+                .hasMessageContaining("stdout_offset 6")
+                .hasMessageContaining("5 bytes");
+        assertThatThrownBy(() -> stub().attach(AttachRequest.newBuilder()
+                                .setProcess(id(pid))
+                                .setStderrOffset(-1L)
+                                .build())
+                        .next())
+                .satisfies(
+                        e -> assertThat(((StatusRuntimeException) e).getStatus().getCode())
+                                .isEqualTo(Status.Code.OUT_OF_RANGE));
         Seen s = new Seen();
         s.outOffset = 2;
         s.errOffset = 1;
         Iterator<AttachEvent> it = stub().attach(s.resume(pid));
-        while (s.take(it.next())) {
-        }
+        while (s.take(it.next())) {}
         assertThat(s.out.toString(StandardCharsets.US_ASCII)).isEqualTo("llo");
         assertThat(s.err.size()).isZero();
         assertThat(it.hasNext()).isFalse();
@@ -318,11 +367,11 @@ class DurableProcessTest {
     @Test
     void aServerSideTimeoutEndsTheWholeTreeAndSaysTimedOut() throws Exception {
         // The shell and its child ignore SIGTERM: only the SIGKILL after the grace ends them.
-        int pid = startDetached(req("sh", "-c", "trap '' TERM; sleep 300 & echo $!; wait").setTimeoutMillis(300));
+        int pid = startDetached(
+                req("sh", "-c", "trap '' TERM; sleep 300 & echo $!; wait").setTimeoutMillis(300));
         Seen seen = new Seen();
         Iterator<AttachEvent> it = stub().attach(seen.resume(pid));
-        while (seen.take(it.next())) {
-        }
+        while (seen.take(it.next())) {}
         assertThat(seen.exit.getKind()).isEqualTo(ExitKind.EXIT_KIND_TIMED_OUT);
         assertThat(seen.exit.getTimedOut()).isTrue();
         long child = Long.parseLong(seen.out.toString(StandardCharsets.US_ASCII).trim());
@@ -330,7 +379,9 @@ class DurableProcessTest {
         while (ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < until) {
             Thread.sleep(20);
         }
-        assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false)).as("child gone").isFalse();
+        assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
+                .as("child gone")
+                .isFalse();
         assertThat(stub().get(id(pid)).getState()).isEqualTo(ProcessState.PROCESS_STATE_TIMED_OUT);
     }
 
@@ -341,35 +392,37 @@ class DurableProcessTest {
         CompletableFuture<Void> slowDone = new CompletableFuture<>();
         Seen slow = new Seen();
         ClientCallStreamObserver<?>[] slowCall = new ClientCallStreamObserver<?>[1];
-        DurableProcessServiceGrpc.newStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS)
-                .attach(AttachRequest.newBuilder().setProcess(id(pid)).build(), new ClientResponseObserver<AttachRequest, AttachEvent>() {
-                    @Override
-                    public void beforeStart(ClientCallStreamObserver<AttachRequest> r) {
-                        slowCall[0] = r;
-                        r.disableAutoRequestWithInitial(1);
-                    }
+        DurableProcessServiceGrpc.newStub(channel)
+                .withDeadlineAfter(60, TimeUnit.SECONDS)
+                .attach(
+                        AttachRequest.newBuilder().setProcess(id(pid)).build(),
+                        new ClientResponseObserver<AttachRequest, AttachEvent>() {
+                            @Override
+                            public void beforeStart(ClientCallStreamObserver<AttachRequest> r) {
+                                slowCall[0] = r;
+                                r.disableAutoRequestWithInitial(1);
+                            }
 
-                    @Override
-                    public void onNext(AttachEvent e) {
-                        synchronized (slow) {
-                            slow.take(e);
-                        }
-                    }
+                            @Override
+                            public void onNext(AttachEvent e) {
+                                synchronized (slow) {
+                                    slow.take(e);
+                                }
+                            }
 
-                    @Override
-                    public void onError(Throwable t) {
-                        slowDone.completeExceptionally(t);
-                    }
+                            @Override
+                            public void onError(Throwable t) {
+                                slowDone.completeExceptionally(t);
+                            }
 
-                    @Override
-                    public void onCompleted() {
-                        slowDone.complete(null);
-                    }
-                });
+                            @Override
+                            public void onCompleted() {
+                                slowDone.complete(null);
+                            }
+                        });
         Seen fast = new Seen();
         Iterator<AttachEvent> it = stub().attach(fast.resume(pid));
-        while (fast.take(it.next())) {
-        }
+        while (fast.take(it.next())) {}
         assertThat(fast.out.size()).isEqualTo(6_000_000);
         assertThat(stub().wait(id(pid)).getExitCode()).isZero(); // the process ran to its end
         synchronized (slow) {
@@ -387,7 +440,8 @@ class DurableProcessTest {
     @Test
     void withoutDetachTheEndOfTheStartStreamKillsTheTreeWithDetachItRunsOn() throws Exception {
         Context.CancellableContext ctx = Context.current().withCancellation();
-        int attached = ctx.call(() -> stub().start(req("sleep", "30").build()).next().getStarted().getProcessId());
+        int attached = ctx.call(() ->
+                stub().start(req("sleep", "30").build()).next().getStarted().getProcessId());
         ctx.cancel(null);
         ExitRecord killed = stub().wait(id(attached));
         assertThat(killed.getKind()).isEqualTo(ExitKind.EXIT_KIND_SIGNALED);
@@ -396,8 +450,7 @@ class DurableProcessTest {
         assertThat(stub().wait(id(detached)).getExitCode()).isZero();
         Seen s = new Seen();
         Iterator<AttachEvent> it = stub().attach(s.resume(detached));
-        while (s.take(it.next())) {
-        }
+        while (s.take(it.next())) {}
         assertThat(s.out.toString(StandardCharsets.US_ASCII)).isEqualTo("done\n");
         assertThat(stub().list(ListRequest.newBuilder().setAll(true).build()).getProcessesList())
                 .anySatisfy(p -> assertThat(p.getProcessId()).isEqualTo(detached));
@@ -408,10 +461,16 @@ class DurableProcessTest {
     @Test
     void aProcessV1StartIsListedAndAttachableAsASecondViewerJournalledFromItsFirstAttach() throws Exception {
         StartCollector v1 = new StartCollector();
-        ProcessServiceGrpc.newStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS).start(
-                io.sandboxd.api.process.v1.StartRequest.newBuilder()
-                        .setConfig(ProcessConfig.newBuilder().addCommand("sh").addCommand("-c")
-                                .addCommand("echo hi; read x; echo got $x")).build(), v1);
+        ProcessServiceGrpc.newStub(channel)
+                .withDeadlineAfter(60, TimeUnit.SECONDS)
+                .start(
+                        io.sandboxd.api.process.v1.StartRequest.newBuilder()
+                                .setConfig(ProcessConfig.newBuilder()
+                                        .addCommand("sh")
+                                        .addCommand("-c")
+                                        .addCommand("echo hi; read x; echo got $x"))
+                                .build(),
+                        v1);
         int pid = v1.pid();
         ProcessInfo info = stub().get(id(pid));
         assertThat(info.getV1Start()).isTrue();
@@ -421,22 +480,32 @@ class DurableProcessTest {
             assertThat(System.nanoTime() - deadline).as("hi counted").isNegative();
             Thread.sleep(10);
         }
-        assertThat(journalFiles(pid)).as("nothing on disk before the first attach").isEmpty();
+        assertThat(journalFiles(pid))
+                .as("nothing on disk before the first attach")
+                .isEmpty();
         Seen s = new Seen();
         Iterator<AttachEvent> it = stub().attach(s.resume(pid));
         while (s.gaps.isEmpty()) {
             s.take(it.next());
         }
-        v1().writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).setInput(ByteString.copyFromUtf8("z\n")).build());
-        while (s.take(it.next())) {
-        }
-        assertThat(s.gaps).as("one exact gap for the bytes from before the attach").singleElement().satisfies(g -> {
-            assertThat(g.getStream()).isEqualTo(Stream.STREAM_STDOUT);
-            assertThat(g.getOffset()).isZero();
-            assertThat(g.getLength()).isEqualTo(3);
-            assertThat(g.getReason()).isEqualTo(io.sandboxd.api.durable.v1alpha1.GapReason.GAP_REASON_NOT_RECORDED);
-        });
-        assertThat(s.out.toString(StandardCharsets.US_ASCII)).as("the exact suffix").isEqualTo("got z\n");
+        v1().writeStdin(WriteStdinRequest.newBuilder()
+                .setProcessId(pid)
+                .setInput(ByteString.copyFromUtf8("z\n"))
+                .build());
+        while (s.take(it.next())) {}
+        assertThat(s.gaps)
+                .as("one exact gap for the bytes from before the attach")
+                .singleElement()
+                .satisfies(g -> {
+                    assertThat(g.getStream()).isEqualTo(Stream.STREAM_STDOUT);
+                    assertThat(g.getOffset()).isZero();
+                    assertThat(g.getLength()).isEqualTo(3);
+                    assertThat(g.getReason())
+                            .isEqualTo(io.sandboxd.api.durable.v1alpha1.GapReason.GAP_REASON_NOT_RECORDED);
+                });
+        assertThat(s.out.toString(StandardCharsets.US_ASCII))
+                .as("the exact suffix")
+                .isEqualTo("got z\n");
         assertThat(s.outOffset).isEqualTo(9);
         assertThat(v1.await().isOk()).isTrue();
         assertThat(v1.exitCode()).isZero();
@@ -446,10 +515,16 @@ class DurableProcessTest {
     @Test
     void aProcessV1StartNobodyAttachesToWritesNoJournalFiles() throws Exception {
         StartCollector v1 = new StartCollector();
-        ProcessServiceGrpc.newStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS).start(
-                io.sandboxd.api.process.v1.StartRequest.newBuilder()
-                        .setConfig(ProcessConfig.newBuilder().addCommand("sh").addCommand("-c")
-                                .addCommand("head -c 3000000 /dev/zero; echo err >&2")).build(), v1);
+        ProcessServiceGrpc.newStub(channel)
+                .withDeadlineAfter(60, TimeUnit.SECONDS)
+                .start(
+                        io.sandboxd.api.process.v1.StartRequest.newBuilder()
+                                .setConfig(ProcessConfig.newBuilder()
+                                        .addCommand("sh")
+                                        .addCommand("-c")
+                                        .addCommand("head -c 3000000 /dev/zero; echo err >&2"))
+                                .build(),
+                        v1);
         int pid = v1.pid();
         assertThat(v1.await().isOk()).isTrue();
         assertThat(v1.exitCode()).isZero();
@@ -459,10 +534,10 @@ class DurableProcessTest {
         assertThat(journalFiles(pid)).isEmpty();
         Seen s = new Seen();
         Iterator<AttachEvent> it = stub().attach(s.resume(pid));
-        while (s.take(it.next())) {
-        }
-        assertThat(s.gaps).extracting(io.sandboxd.api.durable.v1alpha1.Gap::getReason).containsOnly(
-                io.sandboxd.api.durable.v1alpha1.GapReason.GAP_REASON_NOT_RECORDED);
+        while (s.take(it.next())) {}
+        assertThat(s.gaps)
+                .extracting(io.sandboxd.api.durable.v1alpha1.Gap::getReason)
+                .containsOnly(io.sandboxd.api.durable.v1alpha1.GapReason.GAP_REASON_NOT_RECORDED);
         assertThat(s.gapBytes).isEqualTo(3_000_004);
         assertThat(s.out.size() + s.err.size()).isZero();
         assertThat(s.exit.getExitCode()).isZero();
@@ -473,7 +548,8 @@ class DurableProcessTest {
     static List<Path> journalFiles(int pid) throws java.io.IOException {
         try (var w = Files.walk(state)) {
             return w.filter(p -> p.getNameCount() > state.getNameCount() + 1
-                    && p.getName(state.getNameCount() + 1).toString().equals(Integer.toString(pid))).toList();
+                            && p.getName(state.getNameCount() + 1).toString().equals(Integer.toString(pid)))
+                    .toList();
         }
     }
 
@@ -482,8 +558,7 @@ class DurableProcessTest {
         int pid = startDetached(req("sleep", "1"));
         Seen s = new Seen();
         Iterator<AttachEvent> it = stub().attach(s.resume(pid));
-        while (s.take(it.next())) {
-        }
+        while (s.take(it.next())) {}
         assertThat(s.heartbeats).isGreaterThanOrEqualTo(1);
         assertThat(s.exit.getExitCode()).isZero();
     }

@@ -8,7 +8,6 @@ import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.TestConfig;
 import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.daemon.metrics.Metrics;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -41,8 +40,10 @@ final class GrpcDaemon implements AutoCloseable {
         Metrics metrics = new Metrics();
         Daemon d = new Daemon(tweak.apply(TestConfig.forRoot(real)), metrics, log);
         d.start();
-        ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", d.grpcPort()).usePlaintext()
-                .maxInboundMessageSize(16 * 1024 * 1024).build();
+        ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", d.grpcPort())
+                .usePlaintext()
+                .maxInboundMessageSize(16 * 1024 * 1024)
+                .build();
         return new GrpcDaemon(d, metrics, ch, real);
     }
 

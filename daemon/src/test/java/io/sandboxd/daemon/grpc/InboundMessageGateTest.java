@@ -1,16 +1,15 @@
 package io.sandboxd.daemon.grpc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.grpc.Attributes;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.Status;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /** The slots of one connection: at most N calls may receive their message at once, the rest in arrival order. */
 class InboundMessageGateTest {
@@ -30,12 +29,10 @@ class InboundMessageGateTest {
         }
 
         @Override
-        public void sendHeaders(Metadata headers) {
-        }
+        public void sendHeaders(Metadata headers) {}
 
         @Override
-        public void sendMessage(Object message) {
-        }
+        public void sendMessage(Object message) {}
 
         @Override
         public void close(Status status, Metadata trailers) {

@@ -1,12 +1,13 @@
 package io.sandboxd.daemon.grpc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.MetadataUtils;
-import io.sandboxd.daemon.config.TestConfig;
 import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.ExecuteResponse;
 import io.sandboxd.api.process.v1.ProcessConfig;
@@ -15,9 +16,7 @@ import io.sandboxd.api.process.v1.SendSignalRequest;
 import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
+import io.sandboxd.daemon.config.TestConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,8 +25,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Bounds: Execute head+tail, --max-processes, --stream-chunk-size, flow control, 500 streams. */
 class LimitsAndFlowControlTest {
@@ -40,52 +39,91 @@ class LimitsAndFlowControlTest {
 
     @Test
     void executeKeepsHeadAndTailAndReportsTheDropInTrailers() throws Exception {
-        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> TestConfig.withLimits(c, c.streamChunkSize(), 1000, c.maxProcesses()))) {
+        try (GrpcDaemon d =
+                GrpcDaemon.start(tmp, c -> TestConfig.withLimits(c, c.streamChunkSize(), 1000, c.maxProcesses()))) {
             AtomicReference<Metadata> trailers = new AtomicReference<>();
             ProcessServiceGrpc.ProcessServiceBlockingStub stub = d.blocking()
                     .withInterceptors(MetadataUtils.newCaptureMetadataInterceptor(new AtomicReference<>(), trailers));
-            ExecuteResponse r = stub.execute(ExecuteRequest.newBuilder().setConfig(cmd("sh", "-c",
-                    "printf HEAD; head -c 100000 /dev/zero | tr '\\0' m; printf TAIL; printf e1 1>&2")).build());
+            ExecuteResponse r = stub.execute(ExecuteRequest.newBuilder()
+                    .setConfig(cmd(
+                            "sh",
+                            "-c",
+                            "printf HEAD; head -c 100000 /dev/zero | tr '\\0' m; printf TAIL; printf e1 1>&2"))
+                    .build());
             byte[] out = r.getStdout().toByteArray();
             assertThat(out).hasSize(1000);
             assertThat(new String(out, 0, 4)).isEqualTo("HEAD");
             assertThat(new String(out, 996, 4)).isEqualTo("TAIL");
             assertThat(new String(out, 4, 496)).matches("m{496}");
             assertThat(r.getStderr().toStringUtf8()).isEqualTo("e1");
-            assertThat(trailers.get().get(ProcessServiceImpl.STDOUT_TRUNCATED)).isEqualTo(Long.toString(100_008 - 1000));
+            assertThat(trailers.get().get(ProcessServiceImpl.STDOUT_TRUNCATED))
+                    .isEqualTo(Long.toString(100_008 - 1000));
             assertThat(trailers.get().get(ProcessServiceImpl.STDERR_TRUNCATED)).isNull();
         }
     }
 
     @Test
     void maxProcessesIsEnforcedAndReleased() throws Exception {
-        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> TestConfig.withLimits(c, c.streamChunkSize(), c.executeOutputLimit(), 2))) {
+        try (GrpcDaemon d =
+                GrpcDaemon.start(tmp, c -> TestConfig.withLimits(c, c.streamChunkSize(), c.executeOutputLimit(), 2))) {
             StartCollector a = new StartCollector();
             StartCollector b = new StartCollector();
-            d.async().start(StartRequest.newBuilder().setConfig(cmd("sleep", "30")).build(), a);
-            d.async().start(StartRequest.newBuilder().setConfig(cmd("sleep", "30")).build(), b);
+            d.async()
+                    .start(
+                            StartRequest.newBuilder()
+                                    .setConfig(cmd("sleep", "30"))
+                                    .build(),
+                            a);
+            d.async()
+                    .start(
+                            StartRequest.newBuilder()
+                                    .setConfig(cmd("sleep", "30"))
+                                    .build(),
+                            b);
             int ida = a.pid();
             int idb = b.pid();
             try {
-                d.blocking().execute(ExecuteRequest.newBuilder().setConfig(cmd("true")).build());
+                d.blocking()
+                        .execute(ExecuteRequest.newBuilder()
+                                .setConfig(cmd("true"))
+                                .build());
                 throw new AssertionError("third process accepted");
             } catch (StatusRuntimeException e) {
                 assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
                 assertThat(e.getStatus().getDescription()).contains("2");
             }
-            d.blocking().sendSignal(SendSignalRequest.newBuilder().setProcessId(ida).setSignal(Signal.SIGNAL_SIGKILL).build());
-            d.blocking().sendSignal(SendSignalRequest.newBuilder().setProcessId(idb).setSignal(Signal.SIGNAL_SIGKILL).build());
+            d.blocking()
+                    .sendSignal(SendSignalRequest.newBuilder()
+                            .setProcessId(ida)
+                            .setSignal(Signal.SIGNAL_SIGKILL)
+                            .build());
+            d.blocking()
+                    .sendSignal(SendSignalRequest.newBuilder()
+                            .setProcessId(idb)
+                            .setSignal(Signal.SIGNAL_SIGKILL)
+                            .build());
             a.await();
             b.await();
-            assertThat(d.blocking().execute(ExecuteRequest.newBuilder().setConfig(cmd("true")).build()).getExitCode()).isZero();
+            assertThat(d.blocking()
+                            .execute(ExecuteRequest.newBuilder()
+                                    .setConfig(cmd("true"))
+                                    .build())
+                            .getExitCode())
+                    .isZero();
         }
     }
 
     @Test
     void chunksAreBoundedByTheStreamChunkSize() throws Exception {
-        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> TestConfig.withLimits(c, 1024, c.executeOutputLimit(), c.maxProcesses()))) {
+        try (GrpcDaemon d =
+                GrpcDaemon.start(tmp, c -> TestConfig.withLimits(c, 1024, c.executeOutputLimit(), c.maxProcesses()))) {
             StartCollector c = new StartCollector();
-            d.async().start(StartRequest.newBuilder().setConfig(cmd("head", "-c", "300000", "/dev/zero")).build(), c);
+            d.async()
+                    .start(
+                            StartRequest.newBuilder()
+                                    .setConfig(cmd("head", "-c", "300000", "/dev/zero"))
+                                    .build(),
+                            c);
             assertThat(c.await().isOk()).isTrue();
             long total = 0;
             for (StartResponse e : c.events) {
@@ -105,16 +143,24 @@ class LimitsAndFlowControlTest {
      */
     @Test
     void outputArrivesByteExactThroughTheReusedReadBuffer() throws Exception {
-        try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> TestConfig.withLimits(c, 256 * 1024, c.executeOutputLimit(), c.maxProcesses()))) {
+        try (GrpcDaemon d = GrpcDaemon.start(
+                tmp, c -> TestConfig.withLimits(c, 256 * 1024, c.executeOutputLimit(), c.maxProcesses()))) {
             StartCollector c = new StartCollector();
-            d.async().start(StartRequest.newBuilder().setConfig(cmd("sh", "-c",
-                    "seq 1 600000 >&2 & seq 1 1500000; wait")).build(), c);
-            ExecuteResponse r = d.blocking().execute(ExecuteRequest.newBuilder()
-                    .setConfig(cmd("sh", "-c", "seq 1 20000; seq 5 9 >&2")).build());
+            d.async()
+                    .start(
+                            StartRequest.newBuilder()
+                                    .setConfig(cmd("sh", "-c", "seq 1 600000 >&2 & seq 1 1500000; wait"))
+                                    .build(),
+                            c);
+            ExecuteResponse r = d.blocking()
+                    .execute(ExecuteRequest.newBuilder()
+                            .setConfig(cmd("sh", "-c", "seq 1 20000; seq 5 9 >&2"))
+                            .build());
             assertThat(c.await().isOk()).isTrue();
             assertThat(c.stdout()).isEqualTo(seq(1_500_000));
             assertThat(c.stderr()).isEqualTo(seq(600_000));
-            assertThat(c.events.stream().filter(e -> e.getStdout().size() > 64 * 1024)).isNotEmpty();
+            assertThat(c.events.stream().filter(e -> e.getStdout().size() > 64 * 1024))
+                    .isNotEmpty();
             assertThat(r.getStdout().toStringUtf8()).isEqualTo(seq(20_000));
             assertThat(r.getStderr().toStringUtf8()).isEqualTo("5\n6\n7\n8\n9\n");
         }
@@ -136,31 +182,34 @@ class LimitsAndFlowControlTest {
             AtomicLong received = new AtomicLong();
             AtomicReference<ClientCallStreamObserver<StartRequest>> call = new AtomicReference<>();
             CompletableFuture<Integer> exit = new CompletableFuture<>();
-            d.async().start(StartRequest.newBuilder().setConfig(cmd("head", "-c", Long.toString(size), "/dev/zero")).build(),
-                    new ClientResponseObserver<StartRequest, StartResponse>() {
-                        @Override
-                        public void beforeStart(ClientCallStreamObserver<StartRequest> requestStream) {
-                            requestStream.disableAutoRequestWithInitial(1);
-                            call.set(requestStream);
-                        }
+            d.async()
+                    .start(
+                            StartRequest.newBuilder()
+                                    .setConfig(cmd("head", "-c", Long.toString(size), "/dev/zero"))
+                                    .build(),
+                            new ClientResponseObserver<StartRequest, StartResponse>() {
+                                @Override
+                                public void beforeStart(ClientCallStreamObserver<StartRequest> requestStream) {
+                                    requestStream.disableAutoRequestWithInitial(1);
+                                    call.set(requestStream);
+                                }
 
-                        @Override
-                        public void onNext(StartResponse value) {
-                            received.addAndGet(value.getStdout().size());
-                            if (value.hasExit()) {
-                                exit.complete(value.getExit().getExitCode());
-                            }
-                        }
+                                @Override
+                                public void onNext(StartResponse value) {
+                                    received.addAndGet(value.getStdout().size());
+                                    if (value.hasExit()) {
+                                        exit.complete(value.getExit().getExitCode());
+                                    }
+                                }
 
-                        @Override
-                        public void onError(Throwable t) {
-                            exit.completeExceptionally(t);
-                        }
+                                @Override
+                                public void onError(Throwable t) {
+                                    exit.completeExceptionally(t);
+                                }
 
-                        @Override
-                        public void onCompleted() {
-                        }
-                    });
+                                @Override
+                                public void onCompleted() {}
+                            });
             Thread.sleep(1500);
             // Only the init was requested: the producer must be stalled far before its 64 MiB.
             assertThat(exit).isNotDone();
@@ -180,8 +229,17 @@ class LimitsAndFlowControlTest {
             List<StartCollector> all = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 StartCollector c = new StartCollector();
-                d.async().withDeadlineAfter(120, TimeUnit.SECONDS).start(StartRequest.newBuilder()
-                        .setConfig(cmd("sh", "-c", "echo out-$0; echo err-$0 1>&2; exit $(($0 % 7))", Integer.toString(i))).build(), c);
+                d.async()
+                        .withDeadlineAfter(120, TimeUnit.SECONDS)
+                        .start(
+                                StartRequest.newBuilder()
+                                        .setConfig(cmd(
+                                                "sh",
+                                                "-c",
+                                                "echo out-$0; echo err-$0 1>&2; exit $(($0 % 7))",
+                                                Integer.toString(i)))
+                                        .build(),
+                                c);
                 all.add(c);
             }
             AtomicInteger ok = new AtomicInteger();

@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.grpc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Empty;
 import io.grpc.Context;
@@ -16,11 +18,6 @@ import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
 import io.sandboxd.testkit.Poll;
 import io.sandboxd.testkit.proc.ProcessTable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,14 +25,16 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** CONTRACT §1.2–1.7 against a real daemon on loopback, a real grpc-java client and real processes. */
 class ProcessServiceTest {
     @TempDir
     static Path tmp;
+
     static GrpcDaemon d;
 
     @BeforeAll
@@ -53,7 +52,8 @@ class ProcessServiceTest {
     }
 
     static ExecuteResponse execute(ProcessConfig config) {
-        return d.blocking().execute(ExecuteRequest.newBuilder().setConfig(config).build());
+        return d.blocking()
+                .execute(ExecuteRequest.newBuilder().setConfig(config).build());
     }
 
     static StartCollector start(StartRequest req) {
@@ -89,16 +89,27 @@ class ProcessServiceTest {
     }
 
     static void write(int id, String s) {
-        d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id)
-                .setInput(ByteString.copyFromUtf8(s)).build());
+        d.blocking()
+                .writeStdin(WriteStdinRequest.newBuilder()
+                        .setProcessId(id)
+                        .setInput(ByteString.copyFromUtf8(s))
+                        .build());
     }
 
     static void eof(int id) {
-        d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id).setEof(Empty.getDefaultInstance()).build());
+        d.blocking()
+                .writeStdin(WriteStdinRequest.newBuilder()
+                        .setProcessId(id)
+                        .setEof(Empty.getDefaultInstance())
+                        .build());
     }
 
     static void signal(int id, Signal sig) {
-        d.blocking().sendSignal(SendSignalRequest.newBuilder().setProcessId(id).setSignal(sig).build());
+        d.blocking()
+                .sendSignal(SendSignalRequest.newBuilder()
+                        .setProcessId(id)
+                        .setSignal(sig)
+                        .build());
     }
 
     // ---- §1.3 Start
@@ -109,8 +120,10 @@ class ProcessServiceTest {
         assertThat(c.await().getCode()).isEqualTo(Status.Code.OK);
         assertThat(c.events.get(0).getEventCase()).isEqualTo(StartResponse.EventCase.INIT);
         assertThat(c.events.get(0).getInit().getProcessId()).isPositive();
-        assertThat(c.events.stream().filter(e -> e.getEventCase() == StartResponse.EventCase.INIT)).hasSize(1);
-        assertThat(c.events.stream().filter(e -> e.getEventCase() == StartResponse.EventCase.EXIT)).hasSize(1);
+        assertThat(c.events.stream().filter(e -> e.getEventCase() == StartResponse.EventCase.INIT))
+                .hasSize(1);
+        assertThat(c.events.stream().filter(e -> e.getEventCase() == StartResponse.EventCase.EXIT))
+                .hasSize(1);
         assertThat(c.exitCode()).isEqualTo(7);
         assertThat(c.stdout()).isEqualTo("out\n");
         assertThat(c.stderr()).isEqualTo("err\n");
@@ -170,7 +183,9 @@ class ProcessServiceTest {
         assertThat(c.stdout()).endsWith("done\n");
         assertThat(ms).isLessThan(15_000);
         long bg = Long.parseLong(c.stdout().split("\n")[0]);
-        Runtime.getRuntime().exec(new String[]{"kill", "-9", Long.toString(bg)}).waitFor();
+        Runtime.getRuntime()
+                .exec(new String[] {"kill", "-9", Long.toString(bg)})
+                .waitFor();
     }
 
     // ---- §1.2 command construction
@@ -186,7 +201,8 @@ class ProcessServiceTest {
     @Test
     void emptyCommandIsInvalidArgument() {
         assertThat(codeOf(() -> execute(ProcessConfig.getDefaultInstance()))).isEqualTo(Status.Code.INVALID_ARGUMENT);
-        assertThat(codeOf(() -> d.blocking().execute(ExecuteRequest.getDefaultInstance()))).isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(codeOf(() -> d.blocking().execute(ExecuteRequest.getDefaultInstance())))
+                .isEqualTo(Status.Code.INVALID_ARGUMENT);
         StartCollector c = start(ProcessConfig.getDefaultInstance());
         assertThat(await(c).getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
         assertThat(c.events).isEmpty();
@@ -203,14 +219,18 @@ class ProcessServiceTest {
     @Test
     void envIsMergedOverTheDaemonEnvironmentAndPwdIsTheRealCwd() throws Exception {
         Files.createDirectories(d.root.resolve("sub"));
-        ExecuteResponse r = execute(cmd("sh", "-c", "echo $FOO; echo $PATH; echo $PWD; pwd")
-                .toBuilder().putEnvVars("FOO", "bar").setCwd("sub").build());
+        ExecuteResponse r = execute(cmd("sh", "-c", "echo $FOO; echo $PATH; echo $PWD; pwd").toBuilder()
+                .putEnvVars("FOO", "bar")
+                .setCwd("sub")
+                .build());
         String[] out = r.getStdout().toStringUtf8().split("\n");
         assertThat(out[0]).isEqualTo("bar");
         assertThat(out[1]).isEqualTo(System.getenv("PATH"));
         assertThat(out[2]).isEqualTo(d.root.resolve("sub").toString());
         assertThat(out[3]).isEqualTo(d.root.resolve("sub").toString());
-        ExecuteResponse over = execute(cmd("sh", "-c", "echo $PATH").toBuilder().putEnvVars("PATH", "/x:/usr/bin:/bin").build());
+        ExecuteResponse over = execute(cmd("sh", "-c", "echo $PATH").toBuilder()
+                .putEnvVars("PATH", "/x:/usr/bin:/bin")
+                .build());
         assertThat(over.getStdout().toStringUtf8()).isEqualTo("/x:/usr/bin:/bin\n");
     }
 
@@ -219,16 +239,36 @@ class ProcessServiceTest {
         Files.createDirectories(d.root.resolve("a/b"));
         Files.writeString(d.root.resolve("file.txt"), "x");
         assertThat(execute(cmd("pwd")).getStdout().toStringUtf8()).isEqualTo(d.root + "\n");
-        assertThat(execute(cmd("pwd").toBuilder().setCwd("").build()).getStdout().toStringUtf8()).isEqualTo(d.root + "\n");
-        assertThat(execute(cmd("pwd").toBuilder().setCwd("a/b").build()).getStdout().toStringUtf8()).isEqualTo(d.root + "/a/b\n");
-        assertThat(execute(cmd("pwd").toBuilder().setCwd("/a").build()).getStdout().toStringUtf8()).isEqualTo(d.root + "/a\n");
-        assertThat(execute(cmd("pwd").toBuilder().setCwd(d.root + "/a/b").build()).getStdout().toStringUtf8()).isEqualTo(d.root + "/a/b\n");
-        assertThat(codeOf(() -> execute(cmd("pwd").toBuilder().setCwd("../..").build()))).isEqualTo(Status.Code.PERMISSION_DENIED);
+        assertThat(execute(cmd("pwd").toBuilder().setCwd("").build())
+                        .getStdout()
+                        .toStringUtf8())
+                .isEqualTo(d.root + "\n");
+        assertThat(execute(cmd("pwd").toBuilder().setCwd("a/b").build())
+                        .getStdout()
+                        .toStringUtf8())
+                .isEqualTo(d.root + "/a/b\n");
+        assertThat(execute(cmd("pwd").toBuilder().setCwd("/a").build())
+                        .getStdout()
+                        .toStringUtf8())
+                .isEqualTo(d.root + "/a\n");
+        assertThat(execute(cmd("pwd").toBuilder().setCwd(d.root + "/a/b").build())
+                        .getStdout()
+                        .toStringUtf8())
+                .isEqualTo(d.root + "/a/b\n");
+        assertThat(codeOf(() -> execute(cmd("pwd").toBuilder().setCwd("../..").build())))
+                .isEqualTo(Status.Code.PERMISSION_DENIED);
         Files.createSymbolicLink(d.root.resolve("out"), Path.of("/tmp"));
-        assertThat(codeOf(() -> execute(cmd("pwd").toBuilder().setCwd("out").build()))).isEqualTo(Status.Code.PERMISSION_DENIED);
-        assertThat(codeOf(() -> execute(cmd("pwd").toBuilder().setCwd("missing").build()))).isEqualTo(Status.Code.NOT_FOUND);
-        assertThat(messageOf(() -> execute(cmd("pwd").toBuilder().setCwd("missing").build()))).contains("missing").doesNotContain("pwd\"");
-        assertThat(codeOf(() -> execute(cmd("pwd").toBuilder().setCwd("file.txt").build()))).isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(codeOf(() -> execute(cmd("pwd").toBuilder().setCwd("out").build())))
+                .isEqualTo(Status.Code.PERMISSION_DENIED);
+        assertThat(codeOf(() -> execute(cmd("pwd").toBuilder().setCwd("missing").build())))
+                .isEqualTo(Status.Code.NOT_FOUND);
+        assertThat(messageOf(
+                        () -> execute(cmd("pwd").toBuilder().setCwd("missing").build())))
+                .contains("missing")
+                .doesNotContain("pwd\"");
+        assertThat(codeOf(
+                        () -> execute(cmd("pwd").toBuilder().setCwd("file.txt").build())))
+                .isEqualTo(Status.Code.INVALID_ARGUMENT);
         StartCollector c = start(cmd("pwd").toBuilder().setCwd("../..").build());
         assertThat(await(c).getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
     }
@@ -267,11 +307,16 @@ class ProcessServiceTest {
     @Test
     void executeDeadlineKillsTheWholeGroup() throws Exception {
         Path pidFile = d.root.resolve("exec-deadline.pid");
-        assertThat(codeOf(() -> d.blocking().withDeadlineAfter(3, TimeUnit.SECONDS).execute(ExecuteRequest.newBuilder()
-                .setConfig(cmd("sh", "-c", "echo $$ > exec-deadline.pid; sleep 300 & sleep 300")).build())))
+        assertThat(codeOf(() -> d.blocking()
+                        .withDeadlineAfter(3, TimeUnit.SECONDS)
+                        .execute(ExecuteRequest.newBuilder()
+                                .setConfig(cmd("sh", "-c", "echo $$ > exec-deadline.pid; sleep 300 & sleep 300"))
+                                .build())))
                 .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
         long sid = Long.parseLong(Files.readString(pidFile).trim());
-        Poll.until(Duration.ofMillis(10_000), () -> ProcessTable.read().liveInSession(sid).isEmpty());
+        Poll.until(
+                Duration.ofMillis(10_000),
+                () -> ProcessTable.read().liveInSession(sid).isEmpty());
         assertThat(ProcessTable.read().liveInSession(sid)).isEmpty();
     }
 
@@ -313,8 +358,12 @@ class ProcessServiceTest {
         int id = c.pid();
         byte[] big = new byte[4 * 1024 * 1024 - 1024];
         long t0 = System.nanoTime();
-        Status.Code code = codeOf(() -> d.blocking().withDeadlineAfter(1, TimeUnit.SECONDS).writeStdin(
-                WriteStdinRequest.newBuilder().setProcessId(id).setInput(ByteString.copyFrom(big)).build()));
+        Status.Code code = codeOf(() -> d.blocking()
+                .withDeadlineAfter(1, TimeUnit.SECONDS)
+                .writeStdin(WriteStdinRequest.newBuilder()
+                        .setProcessId(id)
+                        .setInput(ByteString.copyFrom(big))
+                        .build()));
         assertThat(code).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(10_000);
         // the daemon is not blocked: other calls on the same process still work
@@ -331,7 +380,11 @@ class ProcessServiceTest {
         StartCollector c = start(cmd("sleep", "30"));
         int id = c.pid();
         assertThat(codeOf(() -> signal(id, Signal.SIGNAL_UNSPECIFIED))).isEqualTo(Status.Code.INVALID_ARGUMENT);
-        assertThat(codeOf(() -> d.blocking().sendSignal(SendSignalRequest.newBuilder().setProcessId(id).setSignalValue(3).build())))
+        assertThat(codeOf(() -> d.blocking()
+                        .sendSignal(SendSignalRequest.newBuilder()
+                                .setProcessId(id)
+                                .setSignalValue(3)
+                                .build())))
                 .isEqualTo(Status.Code.INVALID_ARGUMENT);
         signal(id, Signal.SIGNAL_SIGKILL);
         c.await();
@@ -344,12 +397,16 @@ class ProcessServiceTest {
         int id = c.pid();
         long sid = awaitFirstLine(c);
         // the shell forks its sleeps after printing its pid
-        Poll.until(Duration.ofSeconds(20), () -> ProcessTable.read().liveInSession(sid).size() >= 2);
+        Poll.until(
+                Duration.ofSeconds(20),
+                () -> ProcessTable.read().liveInSession(sid).size() >= 2);
         assertThat(ProcessTable.read().liveInSession(sid)).hasSizeGreaterThanOrEqualTo(2);
         signal(id, Signal.SIGNAL_SIGTERM);
         assertThat(c.await().isOk()).isTrue();
         assertThat(c.exitCode()).isEqualTo(143);
-        Poll.until(Duration.ofMillis(10_000), () -> ProcessTable.read().liveInSession(sid).isEmpty());
+        Poll.until(
+                Duration.ofMillis(10_000),
+                () -> ProcessTable.read().liveInSession(sid).isEmpty());
         assertThat(ProcessTable.read().liveInSession(sid)).isEmpty();
     }
 
@@ -357,12 +414,18 @@ class ProcessServiceTest {
     void clientCancelOfStartEndsTheWholeTree() throws Exception {
         Context.CancellableContext ctx = Context.current().withCancellation();
         StartCollector c = new StartCollector();
-        ctx.run(() -> d.async().start(StartRequest.newBuilder()
-                .setConfig(cmd("sh", "-c", "echo $$; sleep 300 & sleep 300")).build(), c));
+        ctx.run(() -> d.async()
+                .start(
+                        StartRequest.newBuilder()
+                                .setConfig(cmd("sh", "-c", "echo $$; sleep 300 & sleep 300"))
+                                .build(),
+                        c));
         long sid = awaitFirstLine(c);
         assertThat(ProcessTable.read().liveInSession(sid)).isNotEmpty();
         ctx.cancel(null);
-        Poll.until(Duration.ofMillis(10_000), () -> ProcessTable.read().liveInSession(sid).isEmpty());
+        Poll.until(
+                Duration.ofMillis(10_000),
+                () -> ProcessTable.read().liveInSession(sid).isEmpty());
         assertThat(ProcessTable.read().liveInSession(sid)).isEmpty();
         assertThat(c.await().getCode()).isEqualTo(Status.Code.CANCELLED);
     }
@@ -376,11 +439,21 @@ class ProcessServiceTest {
 
     @Test
     void resizeValidation() throws Exception {
-        assertThat(codeOf(() -> d.blocking().resizeTTY(ResizeTTYRequest.newBuilder().setProcessId(424242).setCols(80).setRows(24).build())))
+        assertThat(codeOf(() -> d.blocking()
+                        .resizeTTY(ResizeTTYRequest.newBuilder()
+                                .setProcessId(424242)
+                                .setCols(80)
+                                .setRows(24)
+                                .build())))
                 .isEqualTo(Status.Code.NOT_FOUND);
         StartCollector pipe = start(cmd("sleep", "30"));
         int id = pipe.pid();
-        assertThat(codeOf(() -> d.blocking().resizeTTY(ResizeTTYRequest.newBuilder().setProcessId(id).setCols(80).setRows(24).build())))
+        assertThat(codeOf(() -> d.blocking()
+                        .resizeTTY(ResizeTTYRequest.newBuilder()
+                                .setProcessId(id)
+                                .setCols(80)
+                                .setRows(24)
+                                .build())))
                 .isEqualTo(Status.Code.FAILED_PRECONDITION);
         signal(id, Signal.SIGNAL_SIGKILL);
         pipe.await();

@@ -1,8 +1,11 @@
 package io.sandboxd.daemon.grpc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Empty;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.sandboxd.api.process.v1.PTY;
 import io.sandboxd.api.process.v1.ProcessConfig;
 import io.sandboxd.api.process.v1.ResizeTTYRequest;
@@ -11,26 +14,23 @@ import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
-import io.grpc.StatusRuntimeException;
 import io.sandboxd.testkit.Poll;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** CONTRACT §1.3 (PTY), §1.5 (^D), §1.7 (resize) with real pseudo-terminals. */
 class PtyTest {
     @TempDir
     static Path tmp;
+
     static GrpcDaemon d;
 
     @BeforeAll
@@ -45,9 +45,14 @@ class PtyTest {
 
     static StartCollector startPty(int cols, int rows, String... argv) {
         StartCollector c = new StartCollector();
-        d.async().withDeadlineAfter(60, TimeUnit.SECONDS).start(StartRequest.newBuilder()
-                .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of(argv)))
-                .setPty(PTY.newBuilder().setCols(cols).setRows(rows)).build(), c);
+        d.async()
+                .withDeadlineAfter(60, TimeUnit.SECONDS)
+                .start(
+                        StartRequest.newBuilder()
+                                .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of(argv)))
+                                .setPty(PTY.newBuilder().setCols(cols).setRows(rows))
+                                .build(),
+                        c);
         return c;
     }
 
@@ -65,7 +70,9 @@ class PtyTest {
                 live.add(c);
             }
             // Every shell has printed, so every spawn has returned and its terminal is on the loop.
-            Poll.await(Duration.ofSeconds(30), () -> live.stream().allMatch(c -> c.stdout().startsWith("up")),
+            Poll.await(
+                    Duration.ofSeconds(30),
+                    () -> live.stream().allMatch(c -> c.stdout().startsWith("up")),
                     () -> "not every PTY shell printed \"up\"");
             // A parked waiter stays parked; a thread merely passing through the core (a late
             // spawn's epoll registration, seen under load) does not: only the first must fail.
@@ -77,8 +84,11 @@ class PtyTest {
             assertThat(snapshot.get(0)).isEmpty();
         } finally {
             for (StartCollector c : live) {
-                d.blocking().sendSignal(SendSignalRequest.newBuilder().setProcessId(c.pid())
-                        .setSignal(Signal.SIGNAL_SIGKILL).build());
+                d.blocking()
+                        .sendSignal(SendSignalRequest.newBuilder()
+                                .setProcessId(c.pid())
+                                .setSignal(Signal.SIGNAL_SIGKILL)
+                                .build());
             }
             for (StartCollector c : live) {
                 assertThat(c.await().isOk()).isTrue();
@@ -125,7 +135,8 @@ class PtyTest {
         StartCollector c = startPty(80, 24, "sh", "-c", "echo to-err 1>&2; test -t 0 && test -t 2 && echo tty");
         assertThat(c.await().isOk()).isTrue();
         assertThat(c.stdout()).isEqualTo("to-err\r\ntty\r\n");
-        assertThat(c.events.stream().noneMatch(e -> e.getEventCase() == StartResponse.EventCase.STDERR)).isTrue();
+        assertThat(c.events.stream().noneMatch(e -> e.getEventCase() == StartResponse.EventCase.STDERR))
+                .isTrue();
         assertThat(c.exitCode()).isZero();
     }
 
@@ -143,8 +154,17 @@ class PtyTest {
         StartCollector c = startPty(80, 24, "sh", "-c", "stty size; read x; stty size");
         int id = c.pid();
         Poll.until(Duration.ofSeconds(20), () -> c.stdout().contains("24 80"));
-        d.blocking().resizeTTY(ResizeTTYRequest.newBuilder().setProcessId(id).setCols(132).setRows(50).build());
-        d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id).setInput(ByteString.copyFromUtf8("\n")).build());
+        d.blocking()
+                .resizeTTY(ResizeTTYRequest.newBuilder()
+                        .setProcessId(id)
+                        .setCols(132)
+                        .setRows(50)
+                        .build());
+        d.blocking()
+                .writeStdin(WriteStdinRequest.newBuilder()
+                        .setProcessId(id)
+                        .setInput(ByteString.copyFromUtf8("\n"))
+                        .build());
         assertThat(c.await().isOk()).isTrue();
         assertThat(c.stdout()).contains("24 80\r\n").endsWith("50 132\r\n");
     }
@@ -153,16 +173,30 @@ class PtyTest {
     void resizeRejectsOutOfRangeSizes() throws Exception {
         StartCollector c = startPty(80, 24, "sleep", "30");
         int id = c.pid();
-        for (int[] size : new int[][]{{0, 24}, {80, 0}, {65536, 24}, {80, -1}}) {
+        for (int[] size : new int[][] {{0, 24}, {80, 0}, {65536, 24}, {80, -1}}) {
             try {
-                d.blocking().resizeTTY(ResizeTTYRequest.newBuilder().setProcessId(id).setCols(size[0]).setRows(size[1]).build());
+                d.blocking()
+                        .resizeTTY(ResizeTTYRequest.newBuilder()
+                                .setProcessId(id)
+                                .setCols(size[0])
+                                .setRows(size[1])
+                                .build());
                 throw new AssertionError("accepted " + size[0] + "x" + size[1]);
             } catch (StatusRuntimeException e) {
                 assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
             }
         }
-        d.blocking().resizeTTY(ResizeTTYRequest.newBuilder().setProcessId(id).setCols(65535).setRows(1).build());
-        d.blocking().sendSignal(SendSignalRequest.newBuilder().setProcessId(id).setSignal(Signal.SIGNAL_SIGKILL).build());
+        d.blocking()
+                .resizeTTY(ResizeTTYRequest.newBuilder()
+                        .setProcessId(id)
+                        .setCols(65535)
+                        .setRows(1)
+                        .build());
+        d.blocking()
+                .sendSignal(SendSignalRequest.newBuilder()
+                        .setProcessId(id)
+                        .setSignal(Signal.SIGNAL_SIGKILL)
+                        .build());
         assertThat(c.await().isOk()).isTrue();
         assertThat(c.exitCode()).isEqualTo(137);
     }
@@ -171,8 +205,16 @@ class PtyTest {
     void eofSendsControlDSoCatExitsZero() throws Exception {
         StartCollector c = startPty(80, 24, "cat");
         int id = c.pid();
-        d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id).setInput(ByteString.copyFromUtf8("hello\n")).build());
-        d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id).setEof(Empty.getDefaultInstance()).build());
+        d.blocking()
+                .writeStdin(WriteStdinRequest.newBuilder()
+                        .setProcessId(id)
+                        .setInput(ByteString.copyFromUtf8("hello\n"))
+                        .build());
+        d.blocking()
+                .writeStdin(WriteStdinRequest.newBuilder()
+                        .setProcessId(id)
+                        .setEof(Empty.getDefaultInstance())
+                        .build());
         assertThat(c.await().isOk()).isTrue();
         assertThat(c.exitCode()).isZero();
         // echo of the line discipline plus cat's copy
@@ -193,9 +235,16 @@ class PtyTest {
         for (int i = 0; i < 2048; i++) {
             lines.append("x".repeat(99)).append('\n');
         }
-        d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id)
-                .setInput(ByteString.copyFromUtf8(lines.toString())).build());
-        d.blocking().writeStdin(WriteStdinRequest.newBuilder().setProcessId(id).setEof(Empty.getDefaultInstance()).build());
+        d.blocking()
+                .writeStdin(WriteStdinRequest.newBuilder()
+                        .setProcessId(id)
+                        .setInput(ByteString.copyFromUtf8(lines.toString()))
+                        .build());
+        d.blocking()
+                .writeStdin(WriteStdinRequest.newBuilder()
+                        .setProcessId(id)
+                        .setEof(Empty.getDefaultInstance())
+                        .build());
         assertThat(c.await().isOk()).isTrue();
         assertThat(c.exitCode()).isZero();
         assertThat(c.stdout()).isEqualTo("ready\r\n204800\r\n");
@@ -205,7 +254,11 @@ class PtyTest {
     void sigintReachesTheForegroundProgram() throws Exception {
         StartCollector c = startPty(80, 24, "sleep", "30");
         int id = c.pid();
-        d.blocking().sendSignal(SendSignalRequest.newBuilder().setProcessId(id).setSignal(Signal.SIGNAL_SIGINT).build());
+        d.blocking()
+                .sendSignal(SendSignalRequest.newBuilder()
+                        .setProcessId(id)
+                        .setSignal(Signal.SIGNAL_SIGINT)
+                        .build());
         assertThat(c.await().isOk()).isTrue();
         assertThat(c.exitCode()).isEqualTo(130);
     }

@@ -1,15 +1,14 @@
 package io.sandboxd.daemon.grpc;
 
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An independent client: Debian's python3-grpcio (src/test/python/process_client.py) runs
@@ -26,16 +25,19 @@ class PythonClientTest {
     void debianPythonGrpcioTalksToTheDaemon() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(PYTHON), "no /usr/bin/python3");
         Process probe = new ProcessBuilder(PYTHON.toString(), "-c", "import grpc, grpc_tools.protoc")
-                .redirectErrorStream(true).start();
-        Assumptions.assumeTrue(probe.waitFor(60, TimeUnit.SECONDS) && probe.exitValue() == 0,
+                .redirectErrorStream(true)
+                .start();
+        Assumptions.assumeTrue(
+                probe.waitFor(60, TimeUnit.SECONDS) && probe.exitValue() == 0,
                 "python3-grpcio / python3-grpc-tools not installed");
         Path repo = Path.of(System.getProperty("sandboxd.repoRoot", "..")).toAbsolutePath();
         Path script = repo.resolve("daemon/src/test/python/process_client.py");
         Path proto = repo.resolve("proto");
         try (GrpcDaemon d = GrpcDaemon.start(tmp)) {
-            Process p = new ProcessBuilder(PYTHON.toString(), script.toString(),
-                    "127.0.0.1:" + d.daemon.grpcPort(), proto.toString())
-                    .redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(
+                            PYTHON.toString(), script.toString(), "127.0.0.1:" + d.daemon.grpcPort(), proto.toString())
+                    .redirectErrorStream(true)
+                    .start();
             boolean done = p.waitFor(120, TimeUnit.SECONDS);
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!done) {

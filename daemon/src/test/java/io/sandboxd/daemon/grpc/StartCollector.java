@@ -3,7 +3,6 @@ package io.sandboxd.daemon.grpc;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.sandboxd.api.process.v1.StartResponse;
-
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -34,8 +33,7 @@ final class StartCollector implements StreamObserver<StartResponse> {
                     stderr.writeBytes(value.getStderr().toByteArray());
                 }
             }
-            default -> {
-            }
+            default -> {}
         }
     }
 

@@ -1,14 +1,13 @@
 package io.sandboxd.daemon.logging;
 
-import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /** A hostile path must never forge a second log line, in either format. */
 class RequestLogTest {
@@ -36,6 +35,9 @@ class RequestLogTest {
     void textLineEscapesControlCharactersAndSpaces() {
         String line = logged(LogFormat.TEXT);
         assertThat(line.strip()).doesNotContain("\n").doesNotContain("\r");
-        assertThat(line).contains("rest PUT /v1/files/a\\x0ab\\x0d\"c\\x5cd<e>").contains("status=204").contains("bytes_in=10");
+        assertThat(line)
+                .contains("rest PUT /v1/files/a\\x0ab\\x0d\"c\\x5cd<e>")
+                .contains("status=204")
+                .contains("bytes_in=10");
     }
 }

@@ -1,19 +1,18 @@
 package io.sandboxd.daemon.process;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.SandboxRoot;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CommandResolverTest {
     @TempDir
@@ -38,8 +37,10 @@ class CommandResolverTest {
         assertThat(p.executable()).isEqualTo(tool);
         assertThat(p.environment().asMap()).containsEntry("PATH", "/elsewhere");
         assertThat(p.argv()).containsExactly("tool", "a");
-        assertThatThrownBy(() -> resolver(Map.of("PATH", "/nonexistent")).resolve(req(List.of("tool"), Map.of(), null, null)))
-                .isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.NOT_FOUND));
+        assertThatThrownBy(() ->
+                        resolver(Map.of("PATH", "/nonexistent")).resolve(req(List.of("tool"), Map.of(), null, null)))
+                .isInstanceOfSatisfying(
+                        SandboxException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.NOT_FOUND));
     }
 
     @Test
@@ -47,7 +48,9 @@ class CommandResolverTest {
         Files.createDirectories(tmp.resolve("w"));
         CommandResolver r = resolver(Map.of("PATH", "/usr/bin:/bin", "TERM", "dumb", "PWD", "/stale"));
         LaunchPlan pipe = r.resolve(req(List.of("sh"), Map.of(), "w", null));
-        assertThat(pipe.environment().asMap()).containsEntry("PWD", tmp.toRealPath().resolve("w").toString()).containsEntry("TERM", "dumb");
+        assertThat(pipe.environment().asMap())
+                .containsEntry("PWD", tmp.toRealPath().resolve("w").toString())
+                .containsEntry("TERM", "dumb");
         LaunchPlan pty = r.resolve(req(List.of("sh"), Map.of(), "w", TerminalSize.DEFAULT));
         assertThat(pty.environment().asMap()).containsEntry("TERM", "xterm-256color");
         LaunchPlan own = r.resolve(req(List.of("sh"), Map.of("TERM", "vt100"), "w", TerminalSize.DEFAULT));

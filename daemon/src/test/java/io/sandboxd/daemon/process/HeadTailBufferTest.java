@@ -1,12 +1,11 @@
 package io.sandboxd.daemon.process;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import java.util.Random;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class HeadTailBufferTest {
 
@@ -41,7 +40,9 @@ class HeadTailBufferTest {
             }
             byte[] want = expected(all.toByteArray(), limit);
             assertThat(b.toByteArray()).as("round %d limit %d", round, limit).isEqualTo(want);
-            assertThat(b.dropped() + b.toByteArray().length).as("every byte counted").isEqualTo(all.size());
+            assertThat(b.dropped() + b.toByteArray().length)
+                    .as("every byte counted")
+                    .isEqualTo(all.size());
             assertThat(b.dropped()).isEqualTo(all.size() - want.length);
         }
     }

@@ -1,16 +1,14 @@
 package io.sandboxd.daemon.process;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.sun.jna.Native;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.SandboxRoot;
 import io.sandboxd.testkit.Poll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,9 +22,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The pipe-mode process core against real processes: posix_spawn, the epoll loop, pidfd exits. */
 class PipeProcessTest {
@@ -34,6 +33,7 @@ class PipeProcessTest {
 
     @TempDir
     Path tmp;
+
     ProcessRegistry registry;
     ProcessRuntime runtime;
     ProcessCore core;
@@ -42,7 +42,8 @@ class PipeProcessTest {
     void setUp() throws Exception {
         registry = new ProcessRegistry(1024);
         runtime = new ProcessRuntime(CHUNK, new SimpleMeterRegistry());
-        core = new ProcessCore(new CommandResolver(new SandboxRoot(tmp.toRealPath()), System.getenv()), registry, runtime);
+        core = new ProcessCore(
+                new CommandResolver(new SandboxRoot(tmp.toRealPath()), System.getenv()), registry, runtime);
     }
 
     @AfterEach
@@ -104,7 +105,8 @@ class PipeProcessTest {
         Thread.sleep(1500);
         long delivered = rs.stream().mapToLong(r -> r.total.get()).sum();
         // each stream got one chunk: 32 KiB free, anything above from the 16 MiB budget
-        assertThat(delivered).isLessThanOrEqualTo(40L * LargeChunkBudget.BASE + ProcessRuntime.LARGE_CHUNK_BUDGET_BYTES);
+        assertThat(delivered)
+                .isLessThanOrEqualTo(40L * LargeChunkBudget.BASE + ProcessRuntime.LARGE_CHUNK_BUDGET_BYTES);
         assertThat(rs).allSatisfy(r -> assertThat(r.chunks.get()).isEqualTo(1));
         Thread.sleep(500);
         assertThat(rs.stream().mapToLong(r -> r.total.get()).sum()).isEqualTo(delivered); // nothing more read
@@ -142,12 +144,17 @@ class PipeProcessTest {
             argv[i] = i == 1 ? "grüße-✓" : big;
         }
         ExecuteResult r = core.execute(new ProcessRequest(List.of(argv), Map.of("BIG", big), null, null), 1 << 20)
-                .result().get(30, TimeUnit.SECONDS);
+                .result()
+                .get(30, TimeUnit.SECONDS);
         String expected = "grüße-✓" + (" " + big).repeat(100) + "\n";
         assertThat(new String(r.stdout(), StandardCharsets.UTF_8)).isEqualTo(expected);
         // the next spawn on the same thread reuses a fresh scratch block correctly
-        ExecuteResult env = core.execute(new ProcessRequest(List.of("/bin/sh", "-c", "printf %s \"$V\""),
-                Map.of("V", "ünï"), null, null), 100).result().get(30, TimeUnit.SECONDS);
+        ExecuteResult env = core.execute(
+                        new ProcessRequest(
+                                List.of("/bin/sh", "-c", "printf %s \"$V\""), Map.of("V", "ünï"), null, null),
+                        100)
+                .result()
+                .get(30, TimeUnit.SECONDS);
         assertThat(new String(env.stdout(), StandardCharsets.UTF_8)).isEqualTo("ünï");
     }
 
@@ -155,22 +162,35 @@ class PipeProcessTest {
     void childrenInheritOnlyStdio() throws Exception {
         // ls opens the directory it lists as fd 3; nothing else may be open
         ExecuteResult r = execute("/bin/ls", "/proc/self/fd");
-        assertThat(new String(r.stdout(), StandardCharsets.US_ASCII).split("\n")).containsExactlyInAnyOrder("0", "1", "2", "3");
+        assertThat(new String(r.stdout(), StandardCharsets.US_ASCII).split("\n"))
+                .containsExactlyInAnyOrder("0", "1", "2", "3");
     }
 
     @Test
     void childrenRunInTheirOwnSessionWithDefaultSignalsAndAnEmptyMask() throws Exception {
         long previous = LibcSignal.C.signal(LibcSignal.SIGHUP, LibcSignal.SIG_IGN);
         try {
-            ExecuteResult r = execute("/bin/sh", "-c", "grep -E '^Sig(Ign|Blk)' /proc/self/status; ps -o sid=,pgid=,pid= -p $$");
+            ExecuteResult r =
+                    execute("/bin/sh", "-c", "grep -E '^Sig(Ign|Blk)' /proc/self/status; ps -o sid=,pgid=,pid= -p $$");
             String out = new String(r.stdout(), StandardCharsets.US_ASCII);
             assertThat(out).contains("SigBlk:\t0000000000000000");
             // glibc's posix_spawn leaves its own internal signals 32 and 33 ignored (no program can
             // use them); every standard signal must be back to default, SIGHUP included.
-            long ign = Long.parseUnsignedLong(out.lines().filter(l -> l.startsWith("SigIgn:")).findFirst().orElseThrow()
-                    .substring("SigIgn:".length()).trim(), 16);
+            long ign = Long.parseUnsignedLong(
+                    out.lines()
+                            .filter(l -> l.startsWith("SigIgn:"))
+                            .findFirst()
+                            .orElseThrow()
+                            .substring("SigIgn:".length())
+                            .trim(),
+                    16);
             assertThat(ign & 0x7fffffffL).isZero();
-            String[] ids = out.lines().filter(l -> !l.startsWith("Sig")).findFirst().orElseThrow().trim().split("\\s+");
+            String[] ids = out.lines()
+                    .filter(l -> !l.startsWith("Sig"))
+                    .findFirst()
+                    .orElseThrow()
+                    .trim()
+                    .split("\\s+");
             assertThat(ids[0]).isEqualTo(ids[2]);
             assertThat(ids[1]).isEqualTo(ids[2]);
         } finally {
@@ -214,7 +234,8 @@ class PipeProcessTest {
             all.add(core.execute(cmd("/bin/echo", Integer.toString(i)), 100).result());
         }
         for (int i = 0; i < all.size(); i++) {
-            assertThat(new String(all.get(i).get(30, TimeUnit.SECONDS).stdout(), StandardCharsets.US_ASCII)).isEqualTo(i + "\n");
+            assertThat(new String(all.get(i).get(30, TimeUnit.SECONDS).stdout(), StandardCharsets.US_ASCII))
+                    .isEqualTo(i + "\n");
         }
         assertThat(openFds()).isLessThanOrEqualTo(before + 2);
         assertThat(registry.liveCount()).isZero();

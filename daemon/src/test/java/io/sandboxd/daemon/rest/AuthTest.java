@@ -1,15 +1,14 @@
 package io.sandboxd.daemon.rest;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.daemon.config.TestConfig;
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Path;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** CONTRACT §3 access token on the REST side. */
 class AuthTest {
@@ -25,13 +24,24 @@ class AuthTest {
                 RestApiTest.assertError(r, 401, "UNAUTHENTICATED");
                 assertThat(r.text()).doesNotContain("s3cret");
             }
-            RestApiTest.assertError(f.exchange(RawRequest.of("GET", "/v1/files/").header("Authorization", "Bearer wrong")),
-                    401, "UNAUTHENTICATED");
-            RestApiTest.assertError(f.exchange(RawRequest.of("PUT", "/v1/files/x").header("Authorization", "Basic s3cret").body(new byte[1])),
-                    401, "UNAUTHENTICATED");
+            RestApiTest.assertError(
+                    f.exchange(RawRequest.of("GET", "/v1/files/").header("Authorization", "Bearer wrong")),
+                    401,
+                    "UNAUTHENTICATED");
+            RestApiTest.assertError(
+                    f.exchange(RawRequest.of("PUT", "/v1/files/x")
+                            .header("Authorization", "Basic s3cret")
+                            .body(new byte[1])),
+                    401,
+                    "UNAUTHENTICATED");
             assertThat(f.root.resolve("x")).doesNotExist();
-            assertThat(f.exchange(RawRequest.of("GET", "/v1/files/").header("Authorization", "Bearer s3cret")).status()).isEqualTo(200);
-            assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/x").header("Authorization", "bearer s3cret").body(new byte[1])).status())
+            assertThat(f.exchange(RawRequest.of("GET", "/v1/files/").header("Authorization", "Bearer s3cret"))
+                            .status())
+                    .isEqualTo(200);
+            assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/x")
+                                    .header("Authorization", "bearer s3cret")
+                                    .body(new byte[1]))
+                            .status())
                     .isEqualTo(204);
         }
     }

@@ -1,20 +1,11 @@
 package io.sandboxd.daemon.rest;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Native;
 import io.sandboxd.daemon.fs.UserPath;
 import io.sandboxd.daemon.fs.Utf8;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,8 +16,16 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Issue 16: any name a process can create (random bytes: invalid UTF-8, newlines, quotes, '%',
@@ -62,7 +61,8 @@ class ByteNamePropertyTest {
         fixture = new RestFixture(base);
         Files.createDirectories(fixture.root.resolve("fuzz"));
         int oDirectory = System.getProperty("os.arch", "").startsWith("aarch64") ? 040000 : 0200000;
-        dirFd = Libc.openat(-100, (fixture.root.resolve("fuzz") + "\0").getBytes(StandardCharsets.UTF_8), oDirectory, 0);
+        dirFd = Libc.openat(
+                -100, (fixture.root.resolve("fuzz") + "\0").getBytes(StandardCharsets.UTF_8), oDirectory, 0);
         http = HttpClient.newHttpClient();
     }
 
@@ -76,13 +76,30 @@ class ByteNamePropertyTest {
     @Provide
     Arbitrary<byte[]> names() {
         Arbitrary<Byte> any = Arbitraries.bytes().filter(b -> b != 0 && b != '/');
-        Arbitrary<Byte> tricky = Arbitraries.of((byte) 0xff, (byte) 0xfe, (byte) 0x80, (byte) 0xc3, (byte) 0xed,
-                (byte) 0xa0, (byte) '\n', (byte) '%', (byte) '"', (byte) '\\', (byte) '.', (byte) '?', (byte) '#',
-                (byte) ' ', (byte) 'a', (byte) 0xe2, (byte) 0x82);
+        Arbitrary<Byte> tricky = Arbitraries.of(
+                (byte) 0xff,
+                (byte) 0xfe,
+                (byte) 0x80,
+                (byte) 0xc3,
+                (byte) 0xed,
+                (byte) 0xa0,
+                (byte) '\n',
+                (byte) '%',
+                (byte) '"',
+                (byte) '\\',
+                (byte) '.',
+                (byte) '?',
+                (byte) '#',
+                (byte) ' ',
+                (byte) 'a',
+                (byte) 0xe2,
+                (byte) 0x82);
         Arbitrary<Byte> b = Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(3, any), net.jqwik.api.Tuple.of(2, tricky));
-        return Arbitraries.oneOf(b.array(byte[].class).ofMinSize(1).ofMaxSize(12),
+        return Arbitraries.oneOf(
+                        b.array(byte[].class).ofMinSize(1).ofMaxSize(12),
                         b.array(byte[].class).ofMinSize(240).ofMaxSize(255))
-                .filter(n -> !Arrays.equals(n, new byte[] {'.'}) && !Arrays.equals(n, new byte[] {'.', '.'})
+                .filter(n -> !Arrays.equals(n, new byte[] {'.'})
+                        && !Arrays.equals(n, new byte[] {'.', '.'})
                         && !new String(n, StandardCharsets.ISO_8859_1).startsWith(UserPath.TEMP_PREFIX));
     }
 
@@ -96,8 +113,11 @@ class ByteNamePropertyTest {
     }
 
     private static HttpResponse<byte[]> send(String method, String path) throws Exception {
-        HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fixture.server.port() + path))
-                .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r = http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fixture.server.port() + path))
+                        .method(method, HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
         assertThat(r.statusCode()).as(method + " " + path).isLessThan(500);
         return r;
     }
@@ -116,38 +136,49 @@ class ByteNamePropertyTest {
             assertThat(e.has("name_encoded")).isFalse();
         } else {
             assertThat(e.get("name").asString()).isEqualTo(Utf8.lossy(name)).contains("\uFFFD");
-            assertThat(send("GET", "/v1/files/fuzz/" + e.get("name_encoded").asString()).body()).isEqualTo(name);
+            assertThat(send("GET", "/v1/files/fuzz/" + e.get("name_encoded").asString())
+                            .body())
+                    .isEqualTo(name);
         }
         assertThat(e.get("size").asLong()).isEqualTo(name.length);
 
         HttpResponse<byte[]> get = send("GET", "/v1/files/fuzz/" + encodeAll(name));
         assertThat(get.statusCode()).isEqualTo(200);
         assertThat(get.body()).isEqualTo(name);
-        assertThat(send("DELETE", "/v1/files/fuzz/" + encodeAll(name)).statusCode()).isEqualTo(204);
+        assertThat(send("DELETE", "/v1/files/fuzz/" + encodeAll(name)).statusCode())
+                .isEqualTo(204);
         assertThat(Files.readString(base.resolve("sentinel.txt"))).isEqualTo(OUTSIDE);
     }
 
     /** A process makes 300 random names in several directories; one recursive DELETE removes them all. */
     @Example
     void namesMadeByAProcessAreRemovedByARecursiveDelete() throws Exception {
-        Process p = new ProcessBuilder("python3", "-c", "import os, random\n"
-                + "random.seed(16)\n"
-                + "for d in (b'a', b'a/\\xff', b'a/\\xff/\\n\\x80'):\n"
-                + "    os.mkdir(d)\n"
-                + "    for i in range(100):\n"
-                + "        n = bytes(random.choice([b for b in range(1, 256) if b != 47]) for _ in range(random.randint(1, 255)))\n"
-                + "        if n in (b'.', b'..'):\n"
-                + "            continue\n"
-                + "        try:\n"
-                + "            os.close(os.open(d + b'/' + n, os.O_CREAT | os.O_WRONLY, 0o644))\n"
-                + "        except FileExistsError:\n"
-                + "            pass\n").directory(fixture.root.toFile()).inheritIO().start();
+        Process p = new ProcessBuilder(
+                        "python3",
+                        "-c",
+                        "import os, random\n"
+                                + "random.seed(16)\n"
+                                + "for d in (b'a', b'a/\\xff', b'a/\\xff/\\n\\x80'):\n"
+                                + "    os.mkdir(d)\n"
+                                + "    for i in range(100):\n"
+                                + "        n = bytes(random.choice([b for b in range(1, 256) if b != 47]) for _ in range(random.randint(1, 255)))\n"
+                                + "        if n in (b'.', b'..'):\n"
+                                + "            continue\n"
+                                + "        try:\n"
+                                + "            os.close(os.open(d + b'/' + n, os.O_CREAT | os.O_WRONLY, 0o644))\n"
+                                + "        except FileExistsError:\n"
+                                + "            pass\n")
+                .directory(fixture.root.toFile())
+                .inheritIO()
+                .start();
         assertThat(p.waitFor()).isZero();
         JsonNode entries = JSON.readTree(send("GET", "/v1/files/a/%FF").body()).get("entries");
         assertThat(entries.size()).isGreaterThan(90);
         List<String> paths = new ArrayList<>();
-        entries.forEach(e -> paths.add(e.has("name_encoded") ? e.get("name_encoded").asString()
-                : Utf8.percentEncode(e.get("name").asString().getBytes(StandardCharsets.UTF_8))));
+        entries.forEach(e -> paths.add(
+                e.has("name_encoded")
+                        ? e.get("name_encoded").asString()
+                        : Utf8.percentEncode(e.get("name").asString().getBytes(StandardCharsets.UTF_8))));
         for (String n : paths) {
             assertThat(send("GET", "/v1/files/a/%FF/" + n).statusCode()).as(n).isEqualTo(200);
         }

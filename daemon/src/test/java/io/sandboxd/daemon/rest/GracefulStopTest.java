@@ -1,7 +1,6 @@
 package io.sandboxd.daemon.rest;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,8 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Stopping lets an in-flight download finish (within the deadline) instead of cutting it. */
 class GracefulStopTest {
@@ -31,13 +30,14 @@ class GracefulStopTest {
             s.connect(new InetSocketAddress("127.0.0.1", f.server.port()));
             s.setReceiveBufferSize(16 * 1024);
             OutputStream out = s.getOutputStream();
-            out.write("GET /v1/files/big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write("GET /v1/files/big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             InputStream in = s.getInputStream();
             byte[] buf = new byte[8192];
             long total = in.read(buf);
-            CompletableFuture<Void> stop = CompletableFuture.runAsync(
-                    () -> f.server.stop(System.nanoTime() + TimeUnit.SECONDS.toNanos(30)));
+            CompletableFuture<Void> stop =
+                    CompletableFuture.runAsync(() -> f.server.stop(System.nanoTime() + TimeUnit.SECONDS.toNanos(30)));
             Thread.sleep(300); // the stop is under way while we are still reading
             int n;
             while ((n = in.read(buf)) > 0) {

@@ -1,18 +1,17 @@
 package io.sandboxd.daemon.rest;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 16: every file the sandbox can create, the API can read, list and remove. The names and
@@ -22,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HostileNamesTest {
     @TempDir
     Path tmp;
+
     RestFixture f;
     Path root;
 
@@ -38,8 +38,10 @@ class HostileNamesTest {
 
     /** Runs python3 in the root: the names are created by a process, as bytes. */
     private void python(String program) throws Exception {
-        Process p = new ProcessBuilder("python3", "-c", program).directory(root.toFile())
-                .redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("python3", "-c", program)
+                .directory(root.toFile())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor()).as(out).isZero();
     }
@@ -52,11 +54,19 @@ class HostileNamesTest {
 
     @Test
     void literalDotDotAboveTheRootIs403NotJettys400() throws Exception {
-        for (String target : List.of("/v1/files/a/b/../../../../../etc/passwd", "/v1/files/../../../../etc/passwd",
-                "/v1/files/a/%2E%2E/%2E%2E/%2E%2E/%2E%2E/%2E%2E/etc", "/v1/files/%2e%2e/%2e%2e/%2e%2e/%2e%2e")) {
+        for (String target : List.of(
+                "/v1/files/a/b/../../../../../etc/passwd",
+                "/v1/files/../../../../etc/passwd",
+                "/v1/files/a/%2E%2E/%2E%2E/%2E%2E/%2E%2E/%2E%2E/etc",
+                "/v1/files/%2e%2e/%2e%2e/%2e%2e/%2e%2e")) {
             RestApiTest.assertError(f.exchange(RawRequest.get(target)), 403, "PERMISSION_DENIED");
-            RestApiTest.assertError(f.exchange(RawRequest.put(target, new byte[] {1}).header("Content-Type", "application/octet-stream")), 403, "PERMISSION_DENIED");
-            RestApiTest.assertError(f.exchange(RawRequest.delete(target + "?recursive=true")), 403, "PERMISSION_DENIED");
+            RestApiTest.assertError(
+                    f.exchange(
+                            RawRequest.put(target, new byte[] {1}).header("Content-Type", "application/octet-stream")),
+                    403,
+                    "PERMISSION_DENIED");
+            RestApiTest.assertError(
+                    f.exchange(RawRequest.delete(target + "?recursive=true")), 403, "PERMISSION_DENIED");
         }
         // shallow literal dot segments keep working, NUL stays 400
         Files.createDirectories(root.resolve("a"));
@@ -76,21 +86,29 @@ class HostileNamesTest {
         RawResponse list = f.exchange(RawRequest.get("/v1/files/dir"));
         assertThat(list.status()).as(list.describe()).isEqualTo(200);
         // upstream's rendering (one U+FFFD per invalid byte) plus the bytes that address the entry
-        assertThat(list.text()).contains("{\"name\":\"\uFFFD\uFFFD\",\"name_encoded\":\"%FF%FE\",\"size\":3,")
+        assertThat(list.text())
+                .contains("{\"name\":\"\uFFFD\uFFFD\",\"name_encoded\":\"%FF%FE\",\"size\":3,")
                 .contains("{\"name\":\"ok\",\"size\":2,")
                 .contains("{\"name\":\"sub\uFFFD\",\"name_encoded\":\"sub%80\",\"size\":");
         assertThat(list.text().indexOf("\"ok\"")).isLessThan(list.text().indexOf("sub%80")); // byte order
         assertThat(list.text().indexOf("sub%80")).isLessThan(list.text().indexOf("%FF%FE"));
 
         assertThat(f.exchange(RawRequest.get("/v1/files/dir/%FF%FE")).text()).isEqualTo("raw");
-        assertThat(f.exchange(RawRequest.get("/v1/files/dir/sub%80/%C3(")).text()).isEqualTo("deep");
-        assertThat(f.exchange(RawRequest.put("/v1/files/dir/sub%80/%FE", "new".getBytes()).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
-        assertThat(f.exchange(RawRequest.get("/v1/files/dir/sub%80/%FE")).text()).isEqualTo("new");
-        assertThat(f.exchange(RawRequest.delete("/v1/files/dir/%FF%FE")).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.get("/v1/files/dir/sub%80/%C3(")).text())
+                .isEqualTo("deep");
+        assertThat(f.exchange(RawRequest.put("/v1/files/dir/sub%80/%FE", "new".getBytes())
+                                .header("Content-Type", "application/octet-stream"))
+                        .status())
+                .isEqualTo(204);
+        assertThat(f.exchange(RawRequest.get("/v1/files/dir/sub%80/%FE")).text())
+                .isEqualTo("new");
+        assertThat(f.exchange(RawRequest.delete("/v1/files/dir/%FF%FE")).status())
+                .isEqualTo(204);
         assertThat(f.exchange(RawRequest.get("/v1/files/dir/%FF%FE")).status()).isEqualTo(404);
         assertThat(entriesIn("dir")).isEqualTo(2);
         // before: 409 "pass recursive=true" although it was passed, and the names stayed
-        assertThat(f.exchange(RawRequest.delete("/v1/files/dir?recursive=true")).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.delete("/v1/files/dir?recursive=true")).status())
+                .isEqualTo(204);
         assertThat(root.resolve("dir")).doesNotExist();
     }
 }

@@ -1,16 +1,9 @@
 package io.sandboxd.daemon.rest;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,8 +13,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
  * Thousands of generated hostile paths — encodings, {@code ..} mixes, NUL, long names, unicode,
@@ -54,7 +53,8 @@ class HostilePathPropertyTest {
     static void stop() throws IOException {
         fixture.close();
         try (Stream<Path> s = Files.walk(base)) {
-            s.sorted((a, b) -> b.getNameCount() - a.getNameCount()).forEach(p -> p.toFile().delete());
+            s.sorted((a, b) -> b.getNameCount() - a.getNameCount())
+                    .forEach(p -> p.toFile().delete());
         }
     }
 
@@ -108,12 +108,60 @@ class HostilePathPropertyTest {
     @Provide
     Arbitrary<String> hostileTargets() {
         Arbitrary<String> segment = Arbitraries.oneOf(
-                Arbitraries.of("..", ".", "%2E%2E", "%2e%2E", "%2E", ".%2E", "..%2F", "%2F..", "%252E%252E", "%C0%AE%C0%AE",
-                        "%2F", "", "%00", "a%00b", "%FF", "%25", "%", "%2", "\u00e9", "%F0%9F%98%80", "\u202e",
-                        "out", "outabs", "outfile", "chain1", "chain2", "chain3", "in", "inabs", "loop", "up", "self",
-                        "sub", "back", "deeper", "up2", "file.txt", "secret.txt", "dir", "inner", "deep.txt",
-                        "sentinel", "root", "root-evil", "sibling", "sibling.txt", "new.txt", ".sandboxd-upload-x",
-                        "proc", "self%2Ffd", "etc", "passwd", base.toString().substring(1).replace("/", "%2F")),
+                Arbitraries.of(
+                        "..",
+                        ".",
+                        "%2E%2E",
+                        "%2e%2E",
+                        "%2E",
+                        ".%2E",
+                        "..%2F",
+                        "%2F..",
+                        "%252E%252E",
+                        "%C0%AE%C0%AE",
+                        "%2F",
+                        "",
+                        "%00",
+                        "a%00b",
+                        "%FF",
+                        "%25",
+                        "%",
+                        "%2",
+                        "\u00e9",
+                        "%F0%9F%98%80",
+                        "\u202e",
+                        "out",
+                        "outabs",
+                        "outfile",
+                        "chain1",
+                        "chain2",
+                        "chain3",
+                        "in",
+                        "inabs",
+                        "loop",
+                        "up",
+                        "self",
+                        "sub",
+                        "back",
+                        "deeper",
+                        "up2",
+                        "file.txt",
+                        "secret.txt",
+                        "dir",
+                        "inner",
+                        "deep.txt",
+                        "sentinel",
+                        "root",
+                        "root-evil",
+                        "sibling",
+                        "sibling.txt",
+                        "new.txt",
+                        ".sandboxd-upload-x",
+                        "proc",
+                        "self%2Ffd",
+                        "etc",
+                        "passwd",
+                        base.toString().substring(1).replace("/", "%2F")),
                 Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(6),
                 Arbitraries.strings().withChars('a').ofMinLength(250).ofMaxLength(300));
         Arbitrary<String> sep = Arbitraries.of("/", "%2F", "%2f", "//", "/./");
@@ -133,12 +181,13 @@ class HostilePathPropertyTest {
     }
 
     @Property(tries = 2000)
-    void nothingOutsideTheRootIsTouchedAndNothingIs5xx(@ForAll("hostileTargets") String target,
-                                                       @ForAll("methods") String method,
-                                                       @ForAll boolean recursive) throws IOException {
+    void nothingOutsideTheRootIsTouchedAndNothingIs5xx(
+            @ForAll("hostileTargets") String target, @ForAll("methods") String method, @ForAll boolean recursive)
+            throws IOException {
         layout();
         String t = method.equals("DELETE") && recursive ? target + "?recursive=true" : target;
-        RawResponse r = fixture.exchange(RawRequest.of(method, t).body(method.equals("PUT") ? ("pwned " + target).getBytes(StandardCharsets.UTF_8) : null));
+        RawResponse r = fixture.exchange(RawRequest.of(method, t)
+                .body(method.equals("PUT") ? ("pwned " + target).getBytes(StandardCharsets.UTF_8) : null));
         assertThat(r.status()).as(method + " " + t + " -> " + r.describe()).isLessThan(500);
         // A listing echoes the requested path in "path"; a re-rooted request may legitimately spell
         // the host base path (it then names <root>/tmp/...). Host paths must not appear elsewhere.

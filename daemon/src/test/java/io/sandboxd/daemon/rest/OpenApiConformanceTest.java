@@ -1,16 +1,10 @@
 package io.sandboxd.daemon.rest;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.daemon.config.TestConfig;
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.snakeyaml.engine.v2.api.Load;
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,8 +18,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.snakeyaml.engine.v2.api.Load;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Keeps {@code openapi.yaml} true: drives the real server through every route, method and
@@ -49,7 +48,8 @@ class OpenApiConformanceTest {
         spec = (Map<String, Object>) new Load(LoadSettings.builder().build()).loadFromString(Files.readString(file));
         tmp = Files.createTempDirectory("openapi");
         open = new RestFixture(Files.createDirectories(tmp.resolve("open")), c -> c, Map.of("SANDBOX_A", "1"));
-        locked = new RestFixture(Files.createDirectories(tmp.resolve("locked")), c -> TestConfig.withAuthToken(c, "t0k"), Map.of());
+        locked = new RestFixture(
+                Files.createDirectories(tmp.resolve("locked")), c -> TestConfig.withAuthToken(c, "t0k"), Map.of());
     }
 
     @AfterAll
@@ -57,7 +57,8 @@ class OpenApiConformanceTest {
         open.close();
         locked.close();
         try (var s = Files.walk(tmp)) {
-            s.sorted((a, b) -> b.getNameCount() - a.getNameCount()).forEach(p -> p.toFile().delete());
+            s.sorted((a, b) -> b.getNameCount() - a.getNameCount())
+                    .forEach(p -> p.toFile().delete());
         }
     }
 
@@ -92,7 +93,11 @@ class OpenApiConformanceTest {
 
         check(h, "PUT", "/v1/files/", Map.of(), b("x"));
         check(h, "PUT", "/v1/files/new%2Ffile.txt", Map.of(), b("x"));
-        check(h, "PUT", "/v1/files/dir/m.txt", Map.of("Content-Type", "multipart/form-data; boundary=B"),
+        check(
+                h,
+                "PUT",
+                "/v1/files/dir/m.txt",
+                Map.of("Content-Type", "multipart/form-data; boundary=B"),
                 b("--B\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nmp\r\n--B--\r\n"));
         check(h, "PUT", "/v1/files/x?mode=999", Map.of(), b("x"));
         check(h, "PUT", "/v1/files/esc/x", Map.of(), b("x"));
@@ -129,7 +134,9 @@ class OpenApiConformanceTest {
         check(h, "HEAD", "/v1/health", Map.of(), null);
 
         assertThat(violations).isEmpty();
-        assertThat(described()).as("described in openapi.yaml but never produced").isSubsetOf(covered);
+        assertThat(described())
+                .as("described in openapi.yaml but never produced")
+                .isSubsetOf(covered);
     }
 
     private static byte[] b(String s) {
@@ -147,7 +154,8 @@ class OpenApiConformanceTest {
                 if (!List.of("get", "head", "put", "delete", "post", "patch").contains(op.getKey())) {
                     continue;
                 }
-                Map<String, Object> responses = (Map<String, Object>) ((Map<String, Object>) op.getValue()).get("responses");
+                Map<String, Object> responses =
+                        (Map<String, Object>) ((Map<String, Object>) op.getValue()).get("responses");
                 for (String status : responses.keySet()) {
                     out.add(op.getKey().toUpperCase(Locale.ROOT) + " " + p.getKey() + " " + status);
                 }

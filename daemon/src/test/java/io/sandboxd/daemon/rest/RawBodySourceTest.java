@@ -1,12 +1,11 @@
 package io.sandboxd.daemon.rest;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.DirectBuffers;
-import org.eclipse.jetty.io.content.AsyncContent;
-import org.eclipse.jetty.util.Callback;
-import org.junit.jupiter.api.Test;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -15,9 +14,9 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.eclipse.jetty.io.content.AsyncContent;
+import org.eclipse.jetty.util.Callback;
+import org.junit.jupiter.api.Test;
 
 /** The raw PUT body path: Jetty chunks gathered into large writes, cut-offs as client errors. */
 class RawBodySourceTest {
@@ -81,8 +80,10 @@ class RawBodySourceTest {
         }
         body.close();
         assertThatThrownBy(() -> new RawBodySource(body, new DirectBuffers(4096, 1), new MinimumRate()).writeTo(buf -> {
-            throw new IOException("No space left on device");
-        })).isInstanceOf(IOException.class).hasMessageContaining("No space");
+                    throw new IOException("No space left on device");
+                }))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("No space");
         assertThat(body.read().isLast()).as("everything was consumed").isTrue();
     }
 
@@ -92,7 +93,7 @@ class RawBodySourceTest {
         body.write(false, ByteBuffer.wrap(new byte[10]), Callback.NOOP);
         body.fail(new IOException("connection reset"));
         assertThatThrownBy(() -> new RawBodySource(body, new DirectBuffers(4096, 1), new MinimumRate())
-                .writeTo(buf -> buf.position(buf.limit())))
+                        .writeTo(buf -> buf.position(buf.limit())))
                 .isInstanceOfSatisfying(SandboxException.class, e -> {
                     assertThat(e.kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT);
                     assertThat(e.getMessage()).contains("cut short");
@@ -113,7 +114,8 @@ class RawBodySourceTest {
             body.close();
         });
         writer.start();
-        assertThatThrownBy(() -> new RawBodySource(body, new DirectBuffers(4096, 1), rate).writeTo(buf -> buf.position(buf.limit())))
+        assertThatThrownBy(() -> new RawBodySource(body, new DirectBuffers(4096, 1), rate)
+                        .writeTo(buf -> buf.position(buf.limit())))
                 .isInstanceOfSatisfying(SandboxException.class, e -> {
                     assertThat(e.kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT);
                     assertThat(e.getMessage()).contains("bytes/s");

@@ -1,14 +1,9 @@
 package io.sandboxd.daemon.rest;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,20 +15,39 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** CONTRACT §2, statement by statement, against a real server and real files. */
 class RestApiTest {
     @TempDir
     Path tmp;
+
     RestFixture f;
     Path root;
 
     @BeforeEach
     void start() throws Exception {
-        f = new RestFixture(tmp, c -> c, Map.of("SANDBOX_ID", "sb-1", "SANDBOX_API_TOKEN", "x",
-                "SANDBOX_MONKEY", "m", "SANDBOX_AUTHOR", "a", "OTHER", "o", "SANDBOX_TLS_CERT", "c"));
+        f = new RestFixture(
+                tmp,
+                c -> c,
+                Map.of(
+                        "SANDBOX_ID",
+                        "sb-1",
+                        "SANDBOX_API_TOKEN",
+                        "x",
+                        "SANDBOX_MONKEY",
+                        "m",
+                        "SANDBOX_AUTHOR",
+                        "a",
+                        "OTHER",
+                        "o",
+                        "SANDBOX_TLS_CERT",
+                        "c"));
         root = f.root;
     }
 
@@ -49,18 +63,27 @@ class RestApiTest {
     static void assertError(RawResponse r, int status, String code) {
         assertThat(r.status()).as(r.describe()).isEqualTo(status);
         assertThat(r.header("Content-Type")).isEqualTo("application/json");
-        assertThat(r.text()).matches(Pattern.compile("\\{\"code\":\"" + code + "\",\"message\":\"[^\"]+.*\"}\\s*", Pattern.DOTALL));
+        assertThat(r.text())
+                .matches(Pattern.compile("\\{\"code\":\"" + code + "\",\"message\":\"[^\"]+.*\"}\\s*", Pattern.DOTALL));
     }
 
     // ---- 2.1 paths
 
     @Test
     void encodedAndLiteralSlashesAddressTheSameFile() throws Exception {
-        assertThat(f.exchange(RawRequest.put("/v1/files/dir%2Fsub%2Ffile.txt", b("one")).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.put("/v1/files/dir%2Fsub%2Ffile.txt", b("one"))
+                                .header("Content-Type", "application/octet-stream"))
+                        .status())
+                .isEqualTo(204);
         assertThat(Files.readString(root.resolve("dir/sub/file.txt"))).isEqualTo("one");
-        assertThat(f.exchange(RawRequest.get("/v1/files/dir/sub/file.txt")).text()).isEqualTo("one");
-        assertThat(f.exchange(RawRequest.put("/v1/files/dir/sub/file.txt", b("two")).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
-        assertThat(f.exchange(RawRequest.get("/v1/files/dir%2Fsub%2Ffile.txt")).text()).isEqualTo("two");
+        assertThat(f.exchange(RawRequest.get("/v1/files/dir/sub/file.txt")).text())
+                .isEqualTo("one");
+        assertThat(f.exchange(RawRequest.put("/v1/files/dir/sub/file.txt", b("two"))
+                                .header("Content-Type", "application/octet-stream"))
+                        .status())
+                .isEqualTo(204);
+        assertThat(f.exchange(RawRequest.get("/v1/files/dir%2Fsub%2Ffile.txt")).text())
+                .isEqualTo("two");
     }
 
     @Test
@@ -77,17 +100,30 @@ class RestApiTest {
     void leadingSlashIsReRooted() throws Exception {
         Files.createDirectories(root.resolve("etc"));
         Files.writeString(root.resolve("etc/passwd"), "fake");
-        assertThat(f.exchange(RawRequest.get("/v1/files/%2Fetc%2Fpasswd")).text()).isEqualTo("fake");
+        assertThat(f.exchange(RawRequest.get("/v1/files/%2Fetc%2Fpasswd")).text())
+                .isEqualTo("fake");
         assertThat(f.exchange(RawRequest.get("/v1/files//etc/passwd")).text()).isEqualTo("fake");
         // the root's own absolute path addresses the same place
-        assertThat(f.exchange(RawRequest.get("/v1/files/" + root.toString().substring(1) + "/etc/passwd")).status()).isEqualTo(404);
-        assertThat(f.exchange(RawRequest.get("/v1/files/%2F" + root.toString().substring(1).replace("/", "%2F") + "%2Fetc%2Fpasswd")).text())
+        assertThat(f.exchange(RawRequest.get("/v1/files/" + root.toString().substring(1) + "/etc/passwd"))
+                        .status())
+                .isEqualTo(404);
+        assertThat(f.exchange(RawRequest.get(
+                                "/v1/files/%2F" + root.toString().substring(1).replace("/", "%2F") + "%2Fetc%2Fpasswd"))
+                        .text())
                 .isEqualTo("fake");
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/v1/files/..", "/v1/files/../x", "/v1/files/%2E%2E/%2E%2E/etc/passwd", "/v1/files/a/../../x",
-            "/v1/files/%2E%2E%2Fx", "/v1/files/a%2F..%2F..%2Fx", "/v1/files/%2F..%2Fetc"})
+    @ValueSource(
+            strings = {
+                "/v1/files/..",
+                "/v1/files/../x",
+                "/v1/files/%2E%2E/%2E%2E/etc/passwd",
+                "/v1/files/a/../../x",
+                "/v1/files/%2E%2E%2Fx",
+                "/v1/files/a%2F..%2F..%2Fx",
+                "/v1/files/%2F..%2Fetc"
+            })
     void dotDotEscapeIs403NeverARedirect(String target) throws Exception {
         for (String m : new String[] {"GET", "PUT", "DELETE"}) {
             RawResponse r = f.exchange(RawRequest.of(m, target).body(m.equals("PUT") ? b("x") : null));
@@ -100,9 +136,13 @@ class RestApiTest {
 
     @Test
     void dotSegmentsAndRepeatedSlashesAreIgnored() throws Exception {
-        assertThat(f.exchange(RawRequest.put("/v1/files/a/./b//c.txt", b("x")).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.put("/v1/files/a/./b//c.txt", b("x"))
+                                .header("Content-Type", "application/octet-stream"))
+                        .status())
+                .isEqualTo(204);
         assertThat(Files.readString(root.resolve("a/b/c.txt"))).isEqualTo("x");
-        assertThat(f.exchange(RawRequest.get("/v1/files/a/x/../b/c.txt")).text()).isEqualTo("x");
+        assertThat(f.exchange(RawRequest.get("/v1/files/a/x/../b/c.txt")).text())
+                .isEqualTo("x");
     }
 
     @Test
@@ -113,8 +153,16 @@ class RestApiTest {
         Files.createSymbolicLink(root.resolve("rel"), Path.of("../outside/secret"));
         assertError(f.exchange(RawRequest.get("/v1/files/link/secret")), 403, "PERMISSION_DENIED");
         assertError(f.exchange(RawRequest.get("/v1/files/rel")), 403, "PERMISSION_DENIED");
-        assertError(f.exchange(RawRequest.put("/v1/files/link/new.txt", b("x")).header("Content-Type", "application/octet-stream")), 403, "PERMISSION_DENIED");
-        assertError(f.exchange(RawRequest.put("/v1/files/link/sub/new.txt", b("x")).header("Content-Type", "application/octet-stream")), 403, "PERMISSION_DENIED");
+        assertError(
+                f.exchange(RawRequest.put("/v1/files/link/new.txt", b("x"))
+                        .header("Content-Type", "application/octet-stream")),
+                403,
+                "PERMISSION_DENIED");
+        assertError(
+                f.exchange(RawRequest.put("/v1/files/link/sub/new.txt", b("x"))
+                        .header("Content-Type", "application/octet-stream")),
+                403,
+                "PERMISSION_DENIED");
         assertThat(outside.resolve("new.txt")).doesNotExist();
         assertThat(outside.resolve("sub")).doesNotExist();
     }
@@ -132,14 +180,27 @@ class RestApiTest {
     @Test
     void invalidPathsAre400Or404() throws Exception {
         assertError(f.exchange(RawRequest.get("/v1/files/a%00b")), 400, "INVALID_ARGUMENT");
-        assertError(f.exchange(RawRequest.put("/v1/files/a%00b", b("x")).header("Content-Type", "application/octet-stream")), 400, "INVALID_ARGUMENT");
-        assertError(f.exchange(RawRequest.get("/v1/files/%FF%FE")), 404, "NOT_FOUND"); // bytes address a name, UTF-8 or not
+        assertError(
+                f.exchange(
+                        RawRequest.put("/v1/files/a%00b", b("x")).header("Content-Type", "application/octet-stream")),
+                400,
+                "INVALID_ARGUMENT");
+        assertError(
+                f.exchange(RawRequest.get("/v1/files/%FF%FE")), 404, "NOT_FOUND"); // bytes address a name, UTF-8 or not
         assertError(f.exchange(RawRequest.get("/v1/files/a%2")), 400, "INVALID_ARGUMENT");
         assertError(f.exchange(RawRequest.get("/v1/files/" + "n".repeat(256))), 400, "INVALID_ARGUMENT");
-        assertError(f.exchange(RawRequest.put("/v1/files/" + "n".repeat(256), b("x")).header("Content-Type", "application/octet-stream")), 400, "INVALID_ARGUMENT");
+        assertError(
+                f.exchange(RawRequest.put("/v1/files/" + "n".repeat(256), b("x"))
+                        .header("Content-Type", "application/octet-stream")),
+                400,
+                "INVALID_ARGUMENT");
         Files.writeString(root.resolve("file.txt"), "f");
         assertError(f.exchange(RawRequest.get("/v1/files/file.txt/x")), 404, "NOT_FOUND");
-        assertError(f.exchange(RawRequest.put("/v1/files/file.txt/x", b("x")).header("Content-Type", "application/octet-stream")), 404, "NOT_FOUND");
+        assertError(
+                f.exchange(RawRequest.put("/v1/files/file.txt/x", b("x"))
+                        .header("Content-Type", "application/octet-stream")),
+                404,
+                "NOT_FOUND");
         assertError(f.exchange(RawRequest.delete("/v1/files/file.txt/x")), 404, "NOT_FOUND");
     }
 
@@ -152,7 +213,10 @@ class RestApiTest {
         }
         t.append("f");
         assertThat(t.length()).isGreaterThan(8192);
-        assertThat(f.exchange(RawRequest.put(t.toString(), b("deep")).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.put(t.toString(), b("deep"))
+                                .header("Content-Type", "application/octet-stream"))
+                        .status())
+                .isEqualTo(204);
         assertThat(f.exchange(RawRequest.get(t.toString())).text()).isEqualTo("deep");
     }
 
@@ -175,8 +239,12 @@ class RestApiTest {
     void noErrorMessageLeaksTheHostRoot() throws Exception {
         Files.writeString(root.resolve("file.txt"), "f");
         for (RawResponse r : new RawResponse[] {
-                f.exchange(RawRequest.get("/v1/files/nope")), f.exchange(RawRequest.get("/v1/files/file.txt/x")), f.exchange(RawRequest.get("/v1/files/..%2F..%2Fetc")),
-                f.exchange(RawRequest.put("/v1/files/", b("x")).header("Content-Type", "application/octet-stream")), f.exchange(RawRequest.delete("/v1/files/"))}) {
+            f.exchange(RawRequest.get("/v1/files/nope")),
+            f.exchange(RawRequest.get("/v1/files/file.txt/x")),
+            f.exchange(RawRequest.get("/v1/files/..%2F..%2Fetc")),
+            f.exchange(RawRequest.put("/v1/files/", b("x")).header("Content-Type", "application/octet-stream")),
+            f.exchange(RawRequest.delete("/v1/files/"))
+        }) {
             assertThat(r.status()).isBetween(400, 499);
             assertThat(r.text()).doesNotContain(f.base.toString()).doesNotContain("/proc/self");
         }
@@ -215,23 +283,42 @@ class RestApiTest {
         assertThat(r.status()).isEqualTo(206);
         assertThat(r.header("Content-Range")).isEqualTo("bytes 2-4/10");
         assertThat(r.text()).isEqualTo("234");
-        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("Range", "bytes=-3")).text()).isEqualTo("789");
-        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("Range", "bytes=7-")).text()).isEqualTo("789");
+        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("Range", "bytes=-3"))
+                        .text())
+                .isEqualTo("789");
+        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("Range", "bytes=7-"))
+                        .text())
+                .isEqualTo("789");
         r = f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("Range", "bytes=10-20"));
         assertError(r, 416, "INVALID_ARGUMENT");
         assertThat(r.header("Content-Range")).isEqualTo("bytes */10");
-        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("Range", "bytes=10-")).status()).isEqualTo(416);
-        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("Range", "bytes=5-2")).status()).isEqualTo(200);
+        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("Range", "bytes=10-"))
+                        .status())
+                .isEqualTo(416);
+        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("Range", "bytes=5-2"))
+                        .status())
+                .isEqualTo(200);
         r = f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("If-None-Match", etag));
         assertThat(r.status()).isEqualTo(304);
         assertThat(r.header("ETag")).isEqualTo(etag);
-        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("If-None-Match", "\"other\"")).status()).isEqualTo(200);
-        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("If-Modified-Since", lm)).status()).isEqualTo(304);
-        assertThat(f.exchange(RawRequest.of("HEAD", "/v1/files/f.bin").header("If-Modified-Since", lm)).status()).isEqualTo(304);
-        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("If-Modified-Since", "Thu, 01 Jan 1970 00:00:00 GMT"))
-                .status()).isEqualTo(200);
-        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("Range", "bytes=2-4").header("If-Range", "\"stale\""))
-                .status()).isEqualTo(200);
+        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("If-None-Match", "\"other\""))
+                        .status())
+                .isEqualTo(200);
+        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin").header("If-Modified-Since", lm))
+                        .status())
+                .isEqualTo(304);
+        assertThat(f.exchange(RawRequest.of("HEAD", "/v1/files/f.bin").header("If-Modified-Since", lm))
+                        .status())
+                .isEqualTo(304);
+        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin")
+                                .header("If-Modified-Since", "Thu, 01 Jan 1970 00:00:00 GMT"))
+                        .status())
+                .isEqualTo(200);
+        assertThat(f.exchange(RawRequest.of("GET", "/v1/files/f.bin")
+                                .header("Range", "bytes=2-4")
+                                .header("If-Range", "\"stale\""))
+                        .status())
+                .isEqualTo(200);
     }
 
     @Test
@@ -252,7 +339,9 @@ class RestApiTest {
         assertThat(r.text().indexOf("\".hidden\"")).isLessThan(r.text().indexOf("\"B.txt\""));
         assertThat(r.text().indexOf("\"B.txt\"")).isLessThan(r.text().indexOf("\"adir\""));
         assertThat(r.text().indexOf("\"adir\"")).isLessThan(r.text().indexOf("\"b.txt\""));
-        assertThat(r.text()).contains("{\"name\":\"b.txt\",\"size\":2,\"type\":\"file\",\"modified_at\":\"2026-08-06T10:00:00Z\",\"mode\":\"0600\"}");
+        assertThat(r.text())
+                .contains(
+                        "{\"name\":\"b.txt\",\"size\":2,\"type\":\"file\",\"modified_at\":\"2026-08-06T10:00:00Z\",\"mode\":\"0600\"}");
         assertThat(r.text()).contains("\"name\":\"adir\",").contains("\"type\":\"directory\"");
         assertThat(f.exchange(RawRequest.get("/v1/files/d%2F")).text()).startsWith("{\"path\":\"/d/\"");
         RawResponse h = f.exchange(RawRequest.head("/v1/files/d"));
@@ -302,12 +391,16 @@ class RestApiTest {
 
     @Test
     void putRawBodyAnyContentType() throws Exception {
-        RawResponse r = f.exchange(RawRequest.of("PUT", "/v1/files/t.txt").header("Content-Type", "text/plain").body(b("plain")));
+        RawResponse r = f.exchange(RawRequest.of("PUT", "/v1/files/t.txt")
+                .header("Content-Type", "text/plain")
+                .body(b("plain")));
         assertThat(r.status()).isEqualTo(204);
         assertThat(r.body()).isEmpty();
         assertThat(r.header("Content-Type")).isNull();
         assertThat(Files.readString(root.resolve("t.txt"))).isEqualTo("plain");
-        assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/none.txt").body(b(""))).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/none.txt").body(b("")))
+                        .status())
+                .isEqualTo(204);
         assertThat(Files.size(root.resolve("none.txt"))).isZero();
     }
 
@@ -316,16 +409,31 @@ class RestApiTest {
         String body = "--XyZ\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nignored\r\n"
                 + "--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"whatever.bin\"\r\n"
                 + "Content-Type: application/octet-stream\r\n\r\nthe content\r\n--XyZ--\r\n";
-        RawResponse r = f.exchange(RawRequest.of("PUT", "/v1/files/m.txt").header("Content-Type", "multipart/form-data; boundary=XyZ").body(b(body)));
+        RawResponse r = f.exchange(RawRequest.of("PUT", "/v1/files/m.txt")
+                .header("Content-Type", "multipart/form-data; boundary=XyZ")
+                .body(b(body)));
         assertThat(r.status()).as(r.describe()).isEqualTo(204);
         assertThat(Files.readString(root.resolve("m.txt"))).isEqualTo("the content");
 
         String noFile = "--XyZ\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nx\r\n--XyZ--\r\n";
-        assertError(f.exchange(RawRequest.of("PUT", "/v1/files/m2.txt").header("Content-Type", "multipart/form-data; boundary=XyZ").body(b(noFile))),
-                400, "INVALID_ARGUMENT");
-        assertError(f.exchange(RawRequest.of("PUT", "/v1/files/m3.txt").header("Content-Type", "multipart/form-data").body(b(noFile))),
-                400, "INVALID_ARGUMENT");
-        assertError(f.exchange(RawRequest.of("PUT", "/v1/files/m4.txt").header("Content-Type", "multipart/form-data; boundary=XyZ").body(b("--XyZ\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\ntrunc"))), 400, "INVALID_ARGUMENT");
+        assertError(
+                f.exchange(RawRequest.of("PUT", "/v1/files/m2.txt")
+                        .header("Content-Type", "multipart/form-data; boundary=XyZ")
+                        .body(b(noFile))),
+                400,
+                "INVALID_ARGUMENT");
+        assertError(
+                f.exchange(RawRequest.of("PUT", "/v1/files/m3.txt")
+                        .header("Content-Type", "multipart/form-data")
+                        .body(b(noFile))),
+                400,
+                "INVALID_ARGUMENT");
+        assertError(
+                f.exchange(RawRequest.of("PUT", "/v1/files/m4.txt")
+                        .header("Content-Type", "multipart/form-data; boundary=XyZ")
+                        .body(b("--XyZ\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\ntrunc"))),
+                400,
+                "INVALID_ARGUMENT");
         assertThat(root.resolve("m2.txt")).doesNotExist();
         assertThat(root.resolve("m4.txt")).doesNotExist();
         assertThat(onlyEntries(root)).containsExactly("m.txt");
@@ -339,24 +447,47 @@ class RestApiTest {
 
     @Test
     void putModeIsAppliedExactly() throws Exception {
-        assertThat(f.exchange(RawRequest.put("/v1/files/x.sh?mode=0755", b("#!")).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(root.resolve("x.sh")))).isEqualTo("rwxr-xr-x");
-        assertThat(f.exchange(RawRequest.put("/v1/files/y?mode=0000", b("")).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.put("/v1/files/x.sh?mode=0755", b("#!"))
+                                .header("Content-Type", "application/octet-stream"))
+                        .status())
+                .isEqualTo(204);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(root.resolve("x.sh"))))
+                .isEqualTo("rwxr-xr-x");
+        assertThat(f.exchange(RawRequest.put("/v1/files/y?mode=0000", b(""))
+                                .header("Content-Type", "application/octet-stream"))
+                        .status())
+                .isEqualTo(204);
         assertThat(Files.getPosixFilePermissions(root.resolve("y"))).isEmpty();
-        assertThat(f.exchange(RawRequest.put("/v1/files/z", b("")).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(root.resolve("z")))).isEqualTo("rw-r--r--");
+        assertThat(f.exchange(RawRequest.put("/v1/files/z", b("")).header("Content-Type", "application/octet-stream"))
+                        .status())
+                .isEqualTo(204);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(root.resolve("z"))))
+                .isEqualTo("rw-r--r--");
         for (String bad : new String[] {"0999", "777", "abcd", "01777", "0o644", "%200644"}) {
-            assertError(f.exchange(RawRequest.put("/v1/files/bad?mode=" + bad, b("x")).header("Content-Type", "application/octet-stream")), 400, "INVALID_ARGUMENT");
+            assertError(
+                    f.exchange(RawRequest.put("/v1/files/bad?mode=" + bad, b("x"))
+                            .header("Content-Type", "application/octet-stream")),
+                    400,
+                    "INVALID_ARGUMENT");
         }
         assertThat(root.resolve("bad")).doesNotExist();
     }
 
     @Test
     void putCreatesParentsAndRejectsDirectoryTargets() throws Exception {
-        assertThat(f.exchange(RawRequest.put("/v1/files/a/b/c/deep.txt", b("d")).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.put("/v1/files/a/b/c/deep.txt", b("d"))
+                                .header("Content-Type", "application/octet-stream"))
+                        .status())
+                .isEqualTo(204);
         assertThat(Files.readString(root.resolve("a/b/c/deep.txt"))).isEqualTo("d");
-        assertError(f.exchange(RawRequest.put("/v1/files/a/b", b("x")).header("Content-Type", "application/octet-stream")), 400, "INVALID_ARGUMENT");
-        assertError(f.exchange(RawRequest.put("/v1/files/", b("x")).header("Content-Type", "application/octet-stream")), 400, "INVALID_ARGUMENT");
+        assertError(
+                f.exchange(RawRequest.put("/v1/files/a/b", b("x")).header("Content-Type", "application/octet-stream")),
+                400,
+                "INVALID_ARGUMENT");
+        assertError(
+                f.exchange(RawRequest.put("/v1/files/", b("x")).header("Content-Type", "application/octet-stream")),
+                400,
+                "INVALID_ARGUMENT");
         assertThat(Files.isDirectory(root.resolve("a/b"))).isTrue();
     }
 
@@ -372,7 +503,10 @@ class RestApiTest {
     void putThroughSymlinkWritesTheTarget() throws Exception {
         Files.writeString(root.resolve("target.txt"), "t");
         Files.createSymbolicLink(root.resolve("ln"), Path.of("target.txt"));
-        assertThat(f.exchange(RawRequest.put("/v1/files/ln", b("via link")).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.put("/v1/files/ln", b("via link"))
+                                .header("Content-Type", "application/octet-stream"))
+                        .status())
+                .isEqualTo(204);
         assertThat(Files.isSymbolicLink(root.resolve("ln"))).isTrue();
         assertThat(Files.readString(root.resolve("target.txt"))).isEqualTo("via link");
     }
@@ -384,7 +518,10 @@ class RestApiTest {
         }
         Path ro = Files.createDirectories(root.resolve("ro"));
         Files.setPosixFilePermissions(ro, PosixFilePermissions.fromString("r-xr-xr-x"));
-        assertError(f.exchange(RawRequest.put("/v1/files/ro/x", b("x")).header("Content-Type", "application/octet-stream")), 403, "PERMISSION_DENIED");
+        assertError(
+                f.exchange(RawRequest.put("/v1/files/ro/x", b("x")).header("Content-Type", "application/octet-stream")),
+                403,
+                "PERMISSION_DENIED");
     }
 
     @Test
@@ -392,11 +529,31 @@ class RestApiTest {
         byte[] body = b("digest me");
         byte[] sha = MessageDigest.getInstance("SHA-256").digest(body);
         String hex = HexFormat.of().formatHex(sha);
-        assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/d1").header("X-Content-SHA256", hex).body(body)).status()).isEqualTo(204);
-        assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/d2").header("Content-Digest", "sha-256=:" + Base64.getEncoder().encodeToString(sha) + ":").body(body)).status()).isEqualTo(204);
-        assertError(f.exchange(RawRequest.of("PUT", "/v1/files/d3").header("X-Content-SHA256", hex).body(b("other"))), 400, "INVALID_ARGUMENT");
+        assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/d1")
+                                .header("X-Content-SHA256", hex)
+                                .body(body))
+                        .status())
+                .isEqualTo(204);
+        assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/d2")
+                                .header(
+                                        "Content-Digest",
+                                        "sha-256=:" + Base64.getEncoder().encodeToString(sha) + ":")
+                                .body(body))
+                        .status())
+                .isEqualTo(204);
+        assertError(
+                f.exchange(RawRequest.of("PUT", "/v1/files/d3")
+                        .header("X-Content-SHA256", hex)
+                        .body(b("other"))),
+                400,
+                "INVALID_ARGUMENT");
         f.exchange(RawRequest.put("/v1/files/d1b", b("keep")).header("Content-Type", "application/octet-stream"));
-        assertError(f.exchange(RawRequest.of("PUT", "/v1/files/d1b").header("X-Content-SHA256", hex).body(b("other"))), 400, "INVALID_ARGUMENT");
+        assertError(
+                f.exchange(RawRequest.of("PUT", "/v1/files/d1b")
+                        .header("X-Content-SHA256", hex)
+                        .body(b("other"))),
+                400,
+                "INVALID_ARGUMENT");
         assertThat(Files.readString(root.resolve("d1b"))).isEqualTo("keep");
         assertThat(root.resolve("d3")).doesNotExist();
         assertThat(onlyEntries(root)).containsExactly("d1", "d1b", "d2");
@@ -406,11 +563,34 @@ class RestApiTest {
     void putConditionals() throws Exception {
         f.exchange(RawRequest.put("/v1/files/c.txt", b("v1")).header("Content-Type", "application/octet-stream"));
         String etag = f.exchange(RawRequest.head("/v1/files/c.txt")).header("ETag");
-        assertError(f.exchange(RawRequest.of("PUT", "/v1/files/c.txt").header("If-None-Match", "*").body(b("x"))), 412, "PRECONDITION_FAILED");
-        assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/new.txt").header("If-None-Match", "*").body(b("x"))).status()).isEqualTo(204);
-        assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/c.txt").header("If-Match", etag).body(b("v2"))).status()).isEqualTo(204);
-        assertError(f.exchange(RawRequest.of("PUT", "/v1/files/c.txt").header("If-Match", etag).body(b("v3"))), 412, "PRECONDITION_FAILED");
-        assertError(f.exchange(RawRequest.of("PUT", "/v1/files/missing.txt").header("If-Match", etag).body(b("v3"))), 412, "PRECONDITION_FAILED");
+        assertError(
+                f.exchange(RawRequest.of("PUT", "/v1/files/c.txt")
+                        .header("If-None-Match", "*")
+                        .body(b("x"))),
+                412,
+                "PRECONDITION_FAILED");
+        assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/new.txt")
+                                .header("If-None-Match", "*")
+                                .body(b("x")))
+                        .status())
+                .isEqualTo(204);
+        assertThat(f.exchange(RawRequest.of("PUT", "/v1/files/c.txt")
+                                .header("If-Match", etag)
+                                .body(b("v2")))
+                        .status())
+                .isEqualTo(204);
+        assertError(
+                f.exchange(RawRequest.of("PUT", "/v1/files/c.txt")
+                        .header("If-Match", etag)
+                        .body(b("v3"))),
+                412,
+                "PRECONDITION_FAILED");
+        assertError(
+                f.exchange(RawRequest.of("PUT", "/v1/files/missing.txt")
+                        .header("If-Match", etag)
+                        .body(b("v3"))),
+                412,
+                "PRECONDITION_FAILED");
         assertThat(Files.readString(root.resolve("c.txt"))).isEqualTo("v2");
     }
 
@@ -434,7 +614,8 @@ class RestApiTest {
         assertError(f.exchange(RawRequest.delete("/v1/files/d")), 409, "CONFLICT");
         assertError(f.exchange(RawRequest.delete("/v1/files/d?recursive=false")), 409, "CONFLICT");
         assertThat(f.exchange(RawRequest.delete("/v1/files/empty")).status()).isEqualTo(204);
-        assertThat(f.exchange(RawRequest.delete("/v1/files/d?recursive=true")).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.delete("/v1/files/d?recursive=true")).status())
+                .isEqualTo(204);
         assertThat(root.resolve("d")).doesNotExist();
     }
 
@@ -444,7 +625,8 @@ class RestApiTest {
         Files.writeString(root.resolve("d/sub/f"), "x");
         Files.writeString(root.resolve("top"), "x");
         assertError(f.exchange(RawRequest.delete("/v1/files/")), 409, "CONFLICT");
-        assertThat(f.exchange(RawRequest.delete("/v1/files/?recursive=true")).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.delete("/v1/files/?recursive=true")).status())
+                .isEqualTo(204);
         assertThat(root).isDirectory().isEmptyDirectory();
         assertError(f.exchange(RawRequest.delete("/v1/files/%2E")), 409, "CONFLICT");
     }
@@ -458,9 +640,11 @@ class RestApiTest {
         Files.createSymbolicLink(root.resolve("out"), outside);
         assertThat(f.exchange(RawRequest.delete("/v1/files/ln")).status()).isEqualTo(204);
         assertThat(root.resolve("t.txt")).exists();
-        assertThat(f.exchange(RawRequest.delete("/v1/files/out?recursive=true")).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.delete("/v1/files/out?recursive=true")).status())
+                .isEqualTo(204);
         assertThat(outside.resolve("keep")).exists();
-        assertThat(Files.exists(root.resolve("out"), java.nio.file.LinkOption.NOFOLLOW_LINKS)).isFalse();
+        assertThat(Files.exists(root.resolve("out"), java.nio.file.LinkOption.NOFOLLOW_LINKS))
+                .isFalse();
     }
 
     // ---- 2.6 health, metadata, metrics
@@ -483,7 +667,8 @@ class RestApiTest {
         RawResponse r = f.exchange(RawRequest.get("/v1/metadata"));
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.header("Content-Type")).isEqualTo("application/json");
-        assertThat(r.text()).isEqualTo("{\"env\":{\"SANDBOX_AUTHOR\":\"a\",\"SANDBOX_ID\":\"sb-1\",\"SANDBOX_MONKEY\":\"m\"}}\n");
+        assertThat(r.text())
+                .isEqualTo("{\"env\":{\"SANDBOX_AUTHOR\":\"a\",\"SANDBOX_ID\":\"sb-1\",\"SANDBOX_MONKEY\":\"m\"}}\n");
     }
 
     @Test
@@ -500,7 +685,8 @@ class RestApiTest {
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.header("Content-Type")).startsWith("text/plain");
         assertThat(r.text())
-                .contains("sandboxd_http_server_requests_seconds_count{method=\"GET\",route=\"/v1/files/{path}\",status=\"404\"} 1")
+                .contains(
+                        "sandboxd_http_server_requests_seconds_count{method=\"GET\",route=\"/v1/files/{path}\",status=\"404\"} 1")
                 .contains("sandboxd_http_server_errors_total{route=\"/v1/files/{path}\",status=\"404\"} 1")
                 .contains("sandboxd_http_server_request_body_bytes_sum{method=\"PUT\",route=\"/v1/files/{path}\"} 5.0");
     }

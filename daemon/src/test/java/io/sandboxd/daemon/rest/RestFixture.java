@@ -12,7 +12,6 @@ import io.sandboxd.daemon.metrics.Metrics;
 import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,8 +39,8 @@ final class RestFixture implements AutoCloseable {
         sandboxRoot = new SandboxRoot(root);
         DirectBuffers fileBuffers = DirectBuffers.forFileContent();
         store = new FileStore(sandboxRoot, fileBuffers);
-        listeners = new ListenerContext(new DaemonState(), AccessToken.from(config.authToken()), TestConfig.silentLog(),
-                new Metrics());
+        listeners = new ListenerContext(
+                new DaemonState(), AccessToken.from(config.authToken()), TestConfig.silentLog(), new Metrics());
         server = new RestServer(config, listeners, store, fileBuffers, env);
         server.start();
     }

@@ -1,12 +1,9 @@
 package io.sandboxd.daemon.rest;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -23,13 +20,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Aborted uploads leave nothing; concurrent writers and readers never see partial content. */
 class UploadAtomicityTest {
     @TempDir
     Path tmp;
+
     RestFixture f;
 
     @BeforeEach
@@ -47,7 +47,10 @@ class UploadAtomicityTest {
         // race is simply retried.
         for (int attempt = 0; ; attempt++) {
             try (Stream<Path> s = Files.walk(f.root)) {
-                return s.filter(p -> !p.equals(f.root)).map(p -> f.root.relativize(p).toString()).sorted().toList();
+                return s.filter(p -> !p.equals(f.root))
+                        .map(p -> f.root.relativize(p).toString())
+                        .sorted()
+                        .toList();
             } catch (java.io.UncheckedIOException e) {
                 if (!(e.getCause() instanceof java.nio.file.NoSuchFileException) || attempt >= 20) {
                     throw e;
@@ -62,7 +65,8 @@ class UploadAtomicityTest {
             s.connect(new InetSocketAddress("127.0.0.1", f.server.port()));
             OutputStream out = s.getOutputStream();
             out.write(("PUT " + target + " HTTP/1.1\r\nHost: x\r\nContent-Type: " + contentType
-                    + "\r\nContent-Length: 10000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                            + "\r\nContent-Length: 10000000\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             out.write(head);
             byte[] chunk = new byte[64 * 1024];
             Arrays.fill(chunk, (byte) 'x');
@@ -87,15 +91,21 @@ class UploadAtomicityTest {
         abortHalfway("/v1/files/dir/big.bin", "application/octet-stream", new byte[0]);
         awaitOnly(List.of("dir"));
         // and the daemon is fine afterwards
-        assertThat(f.exchange(RawRequest.put("/v1/files/dir/big.bin", "ok".getBytes()).header("Content-Type", "application/octet-stream")).status()).isEqualTo(204);
+        assertThat(f.exchange(RawRequest.put("/v1/files/dir/big.bin", "ok".getBytes())
+                                .header("Content-Type", "application/octet-stream"))
+                        .status())
+                .isEqualTo(204);
         assertThat(allNames()).containsExactly("dir", "dir/big.bin");
     }
 
     @Test
     void abortedUploadKeepsTheOldContent() throws Exception {
-        f.exchange(RawRequest.put("/v1/files/keep.bin", "old".getBytes()).header("Content-Type", "application/octet-stream"));
+        f.exchange(RawRequest.put("/v1/files/keep.bin", "old".getBytes())
+                .header("Content-Type", "application/octet-stream"));
         abortHalfway("/v1/files/keep.bin", "application/octet-stream", new byte[0]);
-        abortHalfway("/v1/files/keep.bin", "multipart/form-data; boundary=B",
+        abortHalfway(
+                "/v1/files/keep.bin",
+                "multipart/form-data; boundary=B",
                 "--B\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         awaitOnly(List.of("keep.bin"));
         assertThat(Files.readString(f.root.resolve("keep.bin"))).isEqualTo("old");
@@ -108,7 +118,8 @@ class UploadAtomicityTest {
         for (int i = 0; i < versions.length; i++) {
             Arrays.fill(versions[i], (byte) ('a' + i));
         }
-        f.exchange(RawRequest.put("/v1/files/shared.bin", versions[0]).header("Content-Type", "application/octet-stream"));
+        f.exchange(
+                RawRequest.put("/v1/files/shared.bin", versions[0]).header("Content-Type", "application/octet-stream"));
         ExecutorService pool = Executors.newFixedThreadPool(8);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger reads = new AtomicInteger();
@@ -119,7 +130,8 @@ class UploadAtomicityTest {
                 int id = w + 1;
                 jobs.add(pool.submit(() -> {
                     while (!stop.get()) {
-                        RawResponse r = f.exchange(RawRequest.put("/v1/files/shared.bin", versions[id]).header("Content-Type", "application/octet-stream"));
+                        RawResponse r = f.exchange(RawRequest.put("/v1/files/shared.bin", versions[id])
+                                .header("Content-Type", "application/octet-stream"));
                         assertThat(r.status()).isEqualTo(204);
                         writes.incrementAndGet();
                     }

@@ -12,8 +12,8 @@ import java.util.TreeSet;
  * content and which directories exist. Only that client writes there, so the model is exact.
  */
 final class FileModel {
-    static final List<String> NAMES = List.of("f0", "f1", "f2", "f3", "f4", "f5", "sub0/g0", "sub0/g1",
-            "sub1/g0", "sub1/g1", "sub1/deep/h0", "sub2/g0");
+    static final List<String> NAMES = List.of(
+            "f0", "f1", "f2", "f3", "f4", "f5", "sub0/g0", "sub0/g1", "sub1/g0", "sub1/g1", "sub1/deep/h0", "sub2/g0");
     static final List<String> DIRS = List.of("", "sub0", "sub1", "sub1/deep", "sub2");
 
     private final String dir;
@@ -64,7 +64,9 @@ final class FileModel {
             }
         });
         for (String d : existingDirs) {
-            if (!d.isEmpty() && d.startsWith(prefix) && !d.substring(prefix.length()).contains("/")) {
+            if (!d.isEmpty()
+                    && d.startsWith(prefix)
+                    && !d.substring(prefix.length()).contains("/")) {
                 out.put(d.substring(prefix.length()), -1L);
             }
         }

@@ -16,9 +16,6 @@ import io.sandboxd.client.RemoteProcess;
 import io.sandboxd.client.RestPaths;
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.client.StartRecorder;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -34,6 +31,8 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * One soak client: loops over a weighted mix of process and file operations until told to stop,
@@ -44,8 +43,7 @@ final class SoakClient implements Runnable {
     private static final Duration STREAM_DEADLINE = Duration.ofSeconds(120);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private record Op(String name, int weight, Action action) {
-    }
+    private record Op(String name, int weight, Action action) {}
 
     @FunctionalInterface
     private interface Action {
@@ -54,6 +52,7 @@ final class SoakClient implements Runnable {
 
     /** Unary calls with {@link #RPC_DEADLINE}, Start streams with {@link #STREAM_DEADLINE}. */
     private final SandboxdClient calls;
+
     private final SandboxdClient streams;
     private final Optional<String> token;
     private final Tally tally;
@@ -143,15 +142,24 @@ final class SoakClient implements Runnable {
         String token = randomWord(1 + rng.nextInt(40));
         String fromEnv = randomWord(1 + rng.nextInt(10));
         int code = rng.nextInt(256);
-        ExecResult r = execute(ProcessConfig.newBuilder()
-                .addAllCommand(List.of("sh", "-c", "printf %s \"$1$SOAK_V\"; printf e%s \"$1\" >&2; exit \"$2\"",
-                        "sh", token, Integer.toString(code)))
-                .putEnvVars("SOAK_V", fromEnv).build(), calls);
+        ExecResult r = execute(
+                ProcessConfig.newBuilder()
+                        .addAllCommand(List.of(
+                                "sh",
+                                "-c",
+                                "printf %s \"$1$SOAK_V\"; printf e%s \"$1\" >&2; exit \"$2\"",
+                                "sh",
+                                token,
+                                Integer.toString(code)))
+                        .putEnvVars("SOAK_V", fromEnv)
+                        .build(),
+                calls);
         WrongAnswer.check(r.exitCode() == code, "exit " + r.exitCode() + ", want " + code);
-        WrongAnswer.check(r.stdoutText().equals(token + fromEnv),
+        WrongAnswer.check(
+                r.stdoutText().equals(token + fromEnv),
                 "stdout " + quote(r.stdoutText()) + ", want " + quote(token + fromEnv));
-        WrongAnswer.check(r.stderrText().equals("e" + token),
-                "stderr " + quote(r.stderrText()) + ", want " + quote("e" + token));
+        WrongAnswer.check(
+                r.stderrText().equals("e" + token), "stderr " + quote(r.stderrText()) + ", want " + quote("e" + token));
     }
 
     private void executeLines() throws Exception {
@@ -160,23 +168,34 @@ final class SoakClient implements Runnable {
         for (int i = 0; i < lines; i++) {
             want.append("line ").append(i).append('\n');
         }
-        ExecResult r = execute(ProcessConfig.newBuilder().addAllCommand(List.of("sh", "-c",
-                "i=0; while [ $i -lt $1 ]; do echo \"line $i\"; i=$((i+1)); done", "sh", Integer.toString(lines)))
-                .build(), calls);
+        ExecResult r = execute(
+                ProcessConfig.newBuilder()
+                        .addAllCommand(List.of(
+                                "sh",
+                                "-c",
+                                "i=0; while [ $i -lt $1 ]; do echo \"line $i\"; i=$((i+1)); done",
+                                "sh",
+                                Integer.toString(lines)))
+                        .build(),
+                calls);
         WrongAnswer.check(r.exitCode() == 0, "exit " + r.exitCode());
-        WrongAnswer.check(r.stdoutText().contentEquals(want),
+        WrongAnswer.check(
+                r.stdoutText().contentEquals(want),
                 "stdout of " + lines + " lines differs (" + r.stdout().size() + " bytes, want " + want.length() + ")");
         WrongAnswer.check(r.stderr().isEmpty(), "stderr " + quote(r.stderrText()));
     }
 
     private void executeDeadline() throws Exception {
         try {
-            execute(ProcessConfig.newBuilder().addAllCommand(List.of("sleep", "120")).build(),
+            execute(
+                    ProcessConfig.newBuilder()
+                            .addAllCommand(List.of("sleep", "120"))
+                            .build(),
                     calls.withCallTimeout(Duration.ofMillis(300)));
             throw new WrongAnswer("sleep 120 under a 300 ms deadline returned normally");
         } catch (GrpcCallException e) {
-            WrongAnswer.check(e.code() == Status.Code.DEADLINE_EXCEEDED,
-                    "status " + e.status() + ", want DEADLINE_EXCEEDED");
+            WrongAnswer.check(
+                    e.code() == Status.Code.DEADLINE_EXCEEDED, "status " + e.status() + ", want DEADLINE_EXCEEDED");
         }
     }
 
@@ -188,29 +207,42 @@ final class SoakClient implements Runnable {
 
     private void startPipe() throws Exception {
         StartRecorder s = new StartRecorder();
-        int pid = awaitInit(start(StartRequest.newBuilder()
-                .setConfig(ProcessConfig.newBuilder().addCommand("cat")).build(), s));
+        int pid = awaitInit(start(
+                StartRequest.newBuilder()
+                        .setConfig(ProcessConfig.newBuilder().addCommand("cat"))
+                        .build(),
+                s));
         ByteArrayOutputStream sent = new ByteArrayOutputStream();
         int writes = 1 + rng.nextInt(5);
         for (int i = 0; i < writes; i++) {
             byte[] chunk = new byte[1 + rng.nextInt(8192)];
             rng.nextBytes(chunk);
             sent.writeBytes(chunk);
-            writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).setInput(ByteString.copyFrom(chunk)).build());
+            writeStdin(WriteStdinRequest.newBuilder()
+                    .setProcessId(pid)
+                    .setInput(ByteString.copyFrom(chunk))
+                    .build());
         }
-        writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).setEof(Empty.getDefaultInstance()).build());
+        writeStdin(WriteStdinRequest.newBuilder()
+                .setProcessId(pid)
+                .setEof(Empty.getDefaultInstance())
+                .build());
         Status st = awaitEnd(s, STREAM_DEADLINE);
         WrongAnswer.check(st.isOk(), "stream status " + st);
         WrongAnswer.check(s.violations().isEmpty(), "stream violations " + s.violations());
         WrongAnswer.check(Integer.valueOf(0).equals(s.exitCode()), "exit " + s.exitCode());
-        WrongAnswer.check(java.util.Arrays.equals(s.stdout(), sent.toByteArray()),
+        WrongAnswer.check(
+                java.util.Arrays.equals(s.stdout(), sent.toByteArray()),
                 "cat echoed " + s.stdoutBytes() + " bytes that differ from the " + sent.size() + " sent");
         try {
-            writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).setInput(ByteString.copyFromUtf8("x")).build());
+            writeStdin(WriteStdinRequest.newBuilder()
+                    .setProcessId(pid)
+                    .setInput(ByteString.copyFromUtf8("x"))
+                    .build());
             throw new WrongAnswer("WriteStdin after the stream ended was accepted");
         } catch (GrpcCallException e) {
-            WrongAnswer.check(e.code() == Status.Code.NOT_FOUND,
-                    "WriteStdin after end: " + e.status() + ", want NOT_FOUND");
+            WrongAnswer.check(
+                    e.code() == Status.Code.NOT_FOUND, "WriteStdin after end: " + e.status() + ", want NOT_FOUND");
         }
     }
 
@@ -218,9 +250,13 @@ final class SoakClient implements Runnable {
         int rows = 10 + rng.nextInt(50);
         int cols = 20 + rng.nextInt(150);
         StartRecorder s = new StartRecorder();
-        int pid = awaitInit(start(StartRequest.newBuilder()
-                .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of("sh", "-c", "stty size; read x; echo \"r:$x\"")))
-                .setPty(PTY.newBuilder().setRows(rows).setCols(cols)).build(), s));
+        int pid = awaitInit(start(
+                StartRequest.newBuilder()
+                        .setConfig(ProcessConfig.newBuilder()
+                                .addAllCommand(List.of("sh", "-c", "stty size; read x; echo \"r:$x\"")))
+                        .setPty(PTY.newBuilder().setRows(rows).setCols(cols))
+                        .build(),
+                s));
         String resized = null;
         if (rng.nextBoolean()) {
             int rows2 = 10 + rng.nextInt(50);
@@ -230,14 +266,19 @@ final class SoakClient implements Runnable {
             resized = rows2 + " " + cols2;
         }
         String word = randomWord(8);
-        writeStdin(WriteStdinRequest.newBuilder().setProcessId(pid).setInput(ByteString.copyFromUtf8(word + "\n")).build());
+        writeStdin(WriteStdinRequest.newBuilder()
+                .setProcessId(pid)
+                .setInput(ByteString.copyFromUtf8(word + "\n"))
+                .build());
         Status st = awaitEnd(s, STREAM_DEADLINE);
         String out = s.stdoutText();
         WrongAnswer.check(st.isOk(), "stream status " + st);
         WrongAnswer.check(s.violations().isEmpty(), "stream violations " + s.violations());
         WrongAnswer.check(Integer.valueOf(0).equals(s.exitCode()), "exit " + s.exitCode() + ", output " + quote(out));
-        WrongAnswer.check(out.contains(rows + " " + cols) || (resized != null && out.contains(resized)),
-                "stty size printed " + quote(out) + ", want " + rows + " " + cols + (resized == null ? "" : " or " + resized));
+        WrongAnswer.check(
+                out.contains(rows + " " + cols) || (resized != null && out.contains(resized)),
+                "stty size printed " + quote(out) + ", want " + rows + " " + cols
+                        + (resized == null ? "" : " or " + resized));
         WrongAnswer.check(out.contains("r:" + word), "pty output " + quote(out) + " lacks r:" + word);
     }
 
@@ -245,21 +286,29 @@ final class SoakClient implements Runnable {
         Signal[] choices = {Signal.SIGNAL_SIGINT, Signal.SIGNAL_SIGTERM, Signal.SIGNAL_SIGKILL};
         Signal sig = choices[rng.nextInt(choices.length)];
         StartRecorder s = new StartRecorder();
-        int pid = awaitInit(start(StartRequest.newBuilder()
-                .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of("sleep", "120"))).build(), s));
+        int pid = awaitInit(start(
+                StartRequest.newBuilder()
+                        .setConfig(ProcessConfig.newBuilder().addAllCommand(List.of("sleep", "120")))
+                        .build(),
+                s));
         tally.request();
         calls.sendSignal(pid, sig);
         Status st = awaitEnd(s, STREAM_DEADLINE);
         WrongAnswer.check(st.isOk(), "stream status " + st);
         WrongAnswer.check(s.violations().isEmpty(), "stream violations " + s.violations());
         int want = 128 + sig.getNumber();
-        WrongAnswer.check(Integer.valueOf(want).equals(s.exitCode()), sig + " gave exit " + s.exitCode() + ", want " + want);
+        WrongAnswer.check(
+                Integer.valueOf(want).equals(s.exitCode()), sig + " gave exit " + s.exitCode() + ", want " + want);
     }
 
     private void startCancel() throws Exception {
         StartRecorder s = new StartRecorder();
-        RemoteProcess p = start(StartRequest.newBuilder().setConfig(ProcessConfig.newBuilder()
-                .addAllCommand(List.of("sh", "-c", "sleep 120 & sleep 120"))).build(), s);
+        RemoteProcess p = start(
+                StartRequest.newBuilder()
+                        .setConfig(
+                                ProcessConfig.newBuilder().addAllCommand(List.of("sh", "-c", "sleep 120 & sleep 120")))
+                        .build(),
+                s);
         awaitInit(p);
         p.cancel();
         Status st = awaitEnd(s, RPC_DEADLINE);
@@ -268,16 +317,28 @@ final class SoakClient implements Runnable {
 
     private void invalidRequest() throws Exception {
         switch (rng.nextInt(4)) {
-            case 0 -> expectStatus(Status.Code.INVALID_ARGUMENT, "Execute without command",
-                    () -> execute(ProcessConfig.getDefaultInstance(), calls));
-            case 1 -> expectStatus(Status.Code.NOT_FOUND, "SendSignal to an unknown id", () -> {
-                tally.request();
-                calls.sendSignal(SendSignalRequest.newBuilder().setProcessId(Integer.MAX_VALUE - rng.nextInt(1000))
-                        .setSignal(Signal.SIGNAL_SIGTERM).build());
-            });
-            case 2 -> expectStatus(Status.Code.NOT_FOUND, "Execute of a missing binary",
-                    () -> execute(ProcessConfig.newBuilder().addCommand("no-such-binary-" + randomWord(6)).build(),
-                            calls));
+            case 0 ->
+                expectStatus(
+                        Status.Code.INVALID_ARGUMENT,
+                        "Execute without command",
+                        () -> execute(ProcessConfig.getDefaultInstance(), calls));
+            case 1 ->
+                expectStatus(Status.Code.NOT_FOUND, "SendSignal to an unknown id", () -> {
+                    tally.request();
+                    calls.sendSignal(SendSignalRequest.newBuilder()
+                            .setProcessId(Integer.MAX_VALUE - rng.nextInt(1000))
+                            .setSignal(Signal.SIGNAL_SIGTERM)
+                            .build());
+                });
+            case 2 ->
+                expectStatus(
+                        Status.Code.NOT_FOUND,
+                        "Execute of a missing binary",
+                        () -> execute(
+                                ProcessConfig.newBuilder()
+                                        .addCommand("no-such-binary-" + randomWord(6))
+                                        .build(),
+                                calls));
             default -> {
                 tally.request();
                 HttpResponse<byte[]> r = http(calls, token, "GET", "/v1/files/..%2F..%2Fetc%2Fpasswd", null);
@@ -303,7 +364,8 @@ final class SoakClient implements Runnable {
 
     /** The process id. @throws GrpcCallException if the stream failed before its init event */
     private static int awaitInit(RemoteProcess p) throws TimeoutException {
-        return p.awaitInit(RPC_DEADLINE).orElseThrow(() -> new TimeoutException("no init event within " + RPC_DEADLINE));
+        return p.awaitInit(RPC_DEADLINE)
+                .orElseThrow(() -> new TimeoutException("no init event within " + RPC_DEADLINE));
     }
 
     /** The stream's final status. */
@@ -344,8 +406,10 @@ final class SoakClient implements Runnable {
             return;
         }
         WrongAnswer.check(r.statusCode() == 200, "GET " + files.path(name) + " gave " + r.statusCode() + " " + text(r));
-        WrongAnswer.check(java.util.Arrays.equals(r.body(), want.get()), "GET " + files.path(name) + " returned "
-                + r.body().length + " bytes that differ from the " + want.get().length + " last written");
+        WrongAnswer.check(
+                java.util.Arrays.equals(r.body(), want.get()),
+                "GET " + files.path(name) + " returned " + r.body().length + " bytes that differ from the "
+                        + want.get().length + " last written");
     }
 
     private void delete() throws Exception {
@@ -353,10 +417,12 @@ final class SoakClient implements Runnable {
         tally.request();
         HttpResponse<byte[]> r = http("DELETE", files.path(name), null);
         if (files.content(name).isPresent()) {
-            WrongAnswer.check(r.statusCode() == 204, "DELETE " + files.path(name) + " gave " + r.statusCode() + " " + text(r));
+            WrongAnswer.check(
+                    r.statusCode() == 204, "DELETE " + files.path(name) + " gave " + r.statusCode() + " " + text(r));
             files.deleted(name);
         } else {
-            WrongAnswer.check(r.statusCode() == 404, "DELETE of absent " + files.path(name) + " gave " + r.statusCode());
+            WrongAnswer.check(
+                    r.statusCode() == 404, "DELETE of absent " + files.path(name) + " gave " + r.statusCode());
         }
     }
 
@@ -368,10 +434,12 @@ final class SoakClient implements Runnable {
         tally.request();
         HttpResponse<byte[]> r = http("GET", files.path(dir), null);
         if (!files.dirExists(dir)) {
-            WrongAnswer.check(r.statusCode() == 404, "listing of absent " + files.path(dir) + " gave " + r.statusCode());
+            WrongAnswer.check(
+                    r.statusCode() == 404, "listing of absent " + files.path(dir) + " gave " + r.statusCode());
             return;
         }
-        WrongAnswer.check(r.statusCode() == 200, "listing " + files.path(dir) + " gave " + r.statusCode() + " " + text(r));
+        WrongAnswer.check(
+                r.statusCode() == 200, "listing " + files.path(dir) + " gave " + r.statusCode() + " " + text(r));
         JsonNode entries = JSON.readTree(r.body()).get("entries");
         WrongAnswer.check(entries != null && entries.isArray(), "listing without entries array: " + text(r));
         List<String> names = new ArrayList<>();
@@ -387,11 +455,13 @@ final class SoakClient implements Runnable {
             if (size < 0) {
                 WrongAnswer.check(type.equals("directory"), name + " listed as " + type);
             } else {
-                WrongAnswer.check(type.equals("file") && e.get("size").asLong() == size,
+                WrongAnswer.check(
+                        type.equals("file") && e.get("size").asLong() == size,
                         name + " listed as " + type + " of " + e.get("size") + " bytes, want file of " + size);
             }
         }
-        WrongAnswer.check(names.equals(new ArrayList<>(want.keySet())),
+        WrongAnswer.check(
+                names.equals(new ArrayList<>(want.keySet())),
                 "listing " + files.path(dir) + " names " + names + ", want " + want.keySet());
     }
 
@@ -400,7 +470,8 @@ final class SoakClient implements Runnable {
         byte[] payload = randomContent();
         tally.request();
         HttpResponse<byte[]> r = http("PUT", SharedFiles.path(k), SharedFiles.seal(payload));
-        WrongAnswer.check(r.statusCode() == 204, "PUT " + SharedFiles.path(k) + " gave " + r.statusCode() + " " + text(r));
+        WrongAnswer.check(
+                r.statusCode() == 204, "PUT " + SharedFiles.path(k) + " gave " + r.statusCode() + " " + text(r));
         shared.markWritten(k);
     }
 
@@ -412,8 +483,10 @@ final class SoakClient implements Runnable {
         if (r.statusCode() == 404 && !mustExist) {
             return;
         }
-        WrongAnswer.check(r.statusCode() == 200, "GET " + SharedFiles.path(k) + " gave " + r.statusCode() + " " + text(r));
-        WrongAnswer.check(SharedFiles.intact(r.body()),
+        WrongAnswer.check(
+                r.statusCode() == 200, "GET " + SharedFiles.path(k) + " gave " + r.statusCode() + " " + text(r));
+        WrongAnswer.check(
+                SharedFiles.intact(r.body()),
                 "GET " + SharedFiles.path(k) + " returned a partial or mixed content of " + r.body().length + " bytes");
     }
 
@@ -424,21 +497,29 @@ final class SoakClient implements Runnable {
         }
         String name = names.get(rng.nextInt(names.size()));
         byte[] content = files.content(name).orElseThrow();
-        ExecResult r = execute(ProcessConfig.newBuilder().addAllCommand(List.of("sha256sum", name))
-                .setCwd(files.dir()).build(), calls);
+        ExecResult r = execute(
+                ProcessConfig.newBuilder()
+                        .addAllCommand(List.of("sha256sum", name))
+                        .setCwd(files.dir())
+                        .build(),
+                calls);
         String want = HexFormat.of().formatHex(SharedFiles.sha256(content));
-        WrongAnswer.check(r.exitCode() == 0 && r.stdoutText().startsWith(want),
+        WrongAnswer.check(
+                r.exitCode() == 0 && r.stdoutText().startsWith(want),
                 "sha256sum of " + files.path(name) + " in cwd " + files.dir() + ": exit " + r.exitCode() + " "
                         + quote(r.stdoutText() + r.stderrText()) + ", want " + want);
     }
 
     private static void checkErrorBody(HttpResponse<byte[]> r, String code) throws WrongAnswer {
         String type = r.headers().firstValue("Content-Type").orElse("");
-        WrongAnswer.check(type.startsWith("application/json"),
+        WrongAnswer.check(
+                type.startsWith("application/json"),
                 "error " + r.statusCode() + " has Content-Type " + (type.isEmpty() ? "(none)" : type));
         try {
             JsonNode body = JSON.readTree(r.body());
-            WrongAnswer.check(code.equals(body.path("code").asString()) && !body.path("message").asString().isEmpty(),
+            WrongAnswer.check(
+                    code.equals(body.path("code").asString())
+                            && !body.path("message").asString().isEmpty(),
                     "error body " + text(r) + ", want code " + code + " and a message");
         } catch (RuntimeException e) {
             throw new WrongAnswer("error body is not JSON: " + quote(text(r)));
@@ -450,15 +531,22 @@ final class SoakClient implements Runnable {
      * sent them (the library's typed calls fold a status into success or an exception). Sent with
      * the library's HTTP client, a sandbox path encoded as the library encodes it.
      */
-    private HttpResponse<byte[]> http(String method, String path, byte[] body) throws IOException, InterruptedException {
+    private HttpResponse<byte[]> http(String method, String path, byte[] body)
+            throws IOException, InterruptedException {
         return http(calls, token, method, RestPaths.files(path), body);
     }
 
     /** {@code method rawPathAndQuery} (already encoded) on {@code client}'s REST base and HTTP client. */
-    static HttpResponse<byte[]> http(SandboxdClient client, Optional<String> token, String method, String rawPathAndQuery,
-                                     byte[] body) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(client.restBase() + rawPathAndQuery)).timeout(RPC_DEADLINE)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+    static HttpResponse<byte[]> http(
+            SandboxdClient client, Optional<String> token, String method, String rawPathAndQuery, byte[] body)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(client.restBase() + rawPathAndQuery))
+                .timeout(RPC_DEADLINE)
+                .method(
+                        method,
+                        body == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofByteArray(body));
         if (body != null) {
             b.header("Content-Type", "application/octet-stream");
         }
@@ -474,7 +562,9 @@ final class SoakClient implements Runnable {
 
     private byte[] randomContent() {
         int p = rng.nextInt(100);
-        int size = p < 70 ? rng.nextInt(4096) : p < 95 ? 4096 + rng.nextInt(124 * 1024) : 128 * 1024 + rng.nextInt(896 * 1024);
+        int size = p < 70
+                ? rng.nextInt(4096)
+                : p < 95 ? 4096 + rng.nextInt(124 * 1024) : 128 * 1024 + rng.nextInt(896 * 1024);
         byte[] b = new byte[size];
         rng.nextBytes(b);
         return b;

@@ -4,10 +4,6 @@ import io.sandboxd.api.GoDuration;
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.proc.ProcStat;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,13 +12,18 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The soak tool: {@code java -jar sandboxd-soak.jar --grpc H:P --rest http://H:P --duration 10m
  * --daemon-pid PID}, or {@code --start-daemon daemon/target/sandboxd.jar} to launch the daemon
  * itself. Exit code 0 = no wrong answer and resources back to baseline; 1 = failed; 2 = usage.
  */
-@Command(name = "sandboxd-soak", mixinStandardHelpOptions = true,
+@Command(
+        name = "sandboxd-soak",
+        mixinStandardHelpOptions = true,
         description = "Mixed-load soak of a sandboxd daemon; checks every answer and the daemon's resources.")
 public final class SoakMain implements Callable<Integer> {
 
@@ -35,13 +36,22 @@ public final class SoakMain implements Callable<Integer> {
     @Option(names = "--daemon-pid", description = "Pid of the daemon, for /proc resource checks (same machine).")
     Long daemonPid;
 
-    @Option(names = "--start-daemon", paramLabel = "JAR", description = "Launch this daemon jar on free loopback ports with a temporary root.")
+    @Option(
+            names = "--start-daemon",
+            paramLabel = "JAR",
+            description = "Launch this daemon jar on free loopback ports with a temporary root.")
     Path startDaemon;
 
-    @Option(names = "--daemon-java-opts", defaultValue = "-Xmx256m", description = "JVM options for --start-daemon (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--daemon-java-opts",
+            defaultValue = "-Xmx256m",
+            description = "JVM options for --start-daemon (default ${DEFAULT-VALUE}).")
     String daemonJavaOpts;
 
-    @Option(names = "--duration", defaultValue = "10m", description = "Length of the load after warm-up (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--duration",
+            defaultValue = "10m",
+            description = "Length of the load after warm-up (default ${DEFAULT-VALUE}).")
     String duration;
 
     @Option(names = "--warmup", description = "Warm-up before the baseline (default duration/6, between 5s and 30s).")
@@ -70,7 +80,8 @@ public final class SoakMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Duration load = GoDuration.parse(duration);
-        Optional<String> tok = Optional.ofNullable(token).or(() -> Optional.ofNullable(System.getenv("SANDBOXD_AUTH_TOKEN")));
+        Optional<String> tok =
+                Optional.ofNullable(token).or(() -> Optional.ofNullable(System.getenv("SANDBOXD_AUTH_TOKEN")));
         RunningDaemon daemon = null;
         try {
             String grpcTarget = grpc;
@@ -80,8 +91,12 @@ public final class SoakMain implements Callable<Integer> {
                 // A temporary root (deleted at the end), logs kept next to it; the daemon gets this
                 // shell's SANDBOXD_* variables, and the token.
                 Path logs = Files.createTempDirectory("sandboxd-soak-");
-                DaemonSpec spec = DaemonSpec.jar(startDaemon).withInheritedSandboxdEnv(true).withLogs(logs, "daemon")
-                        .withJvmOptions(Arrays.stream(daemonJavaOpts.trim().split("\\s+")).filter(o -> !o.isEmpty()).toList());
+                DaemonSpec spec = DaemonSpec.jar(startDaemon)
+                        .withInheritedSandboxdEnv(true)
+                        .withLogs(logs, "daemon")
+                        .withJvmOptions(Arrays.stream(daemonJavaOpts.trim().split("\\s+"))
+                                .filter(o -> !o.isEmpty())
+                                .toList());
                 if (tok.isPresent()) {
                     spec = spec.withAuthToken(tok.get());
                 }
@@ -89,13 +104,15 @@ public final class SoakMain implements Callable<Integer> {
                 grpcTarget = daemon.grpcTarget();
                 restBase = daemon.restBase();
                 pid = Optional.of(daemon.jvmPid());
-                System.out.printf("started daemon pid %d: grpc %s, rest %s, root %s, logs %s, %s%n",
+                System.out.printf(
+                        "started daemon pid %d: grpc %s, rest %s, root %s, logs %s, %s%n",
                         daemon.pid(), grpcTarget, restBase, daemon.rootDir(), daemon.stdoutLog(), daemon.stderrLog());
             } else if (grpc == null || rest == null) {
-                throw new CommandLine.ParameterException(new CommandLine(this),
-                        "give --grpc and --rest (and --daemon-pid), or --start-daemon JAR");
+                throw new CommandLine.ParameterException(
+                        new CommandLine(this), "give --grpc and --rest (and --daemon-pid), or --start-daemon JAR");
             }
-            SoakSettings settings = SoakSettings.of(grpcTarget, restBase, pid, load, clients).withToken(tok);
+            SoakSettings settings =
+                    SoakSettings.of(grpcTarget, restBase, pid, load, clients).withToken(tok);
             if (warmup != null) {
                 settings = settings.withWarmup(GoDuration.parse(warmup));
             }

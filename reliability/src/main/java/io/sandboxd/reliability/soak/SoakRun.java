@@ -3,7 +3,6 @@ package io.sandboxd.reliability.soak;
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.testkit.proc.ProcessObserver;
 import io.sandboxd.testkit.proc.ResourceSnapshot;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -31,6 +30,7 @@ public final class SoakRun {
     private final Optional<ProcessObserver> observer;
     /** Heap after GC is measured (and checked) for a JVM only: a probe of anything else would kill it. */
     private final boolean jvm;
+
     private final Tally tally = new Tally();
     private final SharedFiles shared = new SharedFiles();
 
@@ -57,8 +57,9 @@ public final class SoakRun {
         if (cleared != 204 && cleared != 404) {
             tally.error("setup", "DELETE soak?recursive=true gave " + cleared);
         }
-        observer.filter(o -> !jvm).ifPresent(o -> progress.println("pid " + o.pid()
-                + " is not a JVM: its heap after GC is not measured (nor checked)"));
+        observer.filter(o -> !jvm)
+                .ifPresent(o -> progress.println(
+                        "pid " + o.pid() + " is not a JVM: its heap after GC is not measured (nor checked)"));
 
         progress.printf("warm-up: %s with %d clients%n", settings.warmup(), settings.clients());
         phase("w", settings.warmup(), Optional.empty());
@@ -83,20 +84,34 @@ public final class SoakRun {
         List<String> failures = new ArrayList<>();
         if (observer.isPresent() && baseline.isPresent()) {
             after = Optional.of(settle(observer.get(), baseline.get()));
-            failures.addAll(SoakReport.compare(baseline.get(), peak.peak().orElse(after.get()), after.get(), settings, jvm));
+            failures.addAll(
+                    SoakReport.compare(baseline.get(), peak.peak().orElse(after.get()), after.get(), settings, jvm));
         }
-        return new SoakReport(settings.warmup().plus(settings.duration()), settings.clients(), tally.requests(),
-                tally.errors(), tally.opCounts(), tally.firstErrors(), baseline, peak.peak(), after, failures);
+        return new SoakReport(
+                settings.warmup().plus(settings.duration()),
+                settings.clients(),
+                tally.requests(),
+                tally.errors(),
+                tally.opCounts(),
+                tally.firstErrors(),
+                baseline,
+                peak.peak(),
+                after,
+                failures);
     }
 
     private SandboxdClient client() {
-        return SandboxdClient.builder().grpcTarget(settings.grpcTarget()).restBase(settings.restBase())
-                .token(settings.token().orElse(null)).build();
+        return SandboxdClient.builder()
+                .grpcTarget(settings.grpcTarget())
+                .restBase(settings.restBase())
+                .token(settings.token().orElse(null))
+                .build();
     }
 
     /** {@code DELETE soak?recursive=true}: its HTTP status. */
     private int deleteAll(SandboxdClient admin) throws IOException, InterruptedException {
-        return SoakClient.http(admin, settings.token(), "DELETE", "/v1/files/soak?recursive=true", null).statusCode();
+        return SoakClient.http(admin, settings.token(), "DELETE", "/v1/files/soak?recursive=true", null)
+                .statusCode();
     }
 
     /** Runs the clients for {@code length}, then checks every client's files, then closes its connections. */
@@ -108,8 +123,13 @@ public final class SoakRun {
         }
         List<SoakClient> clients = new ArrayList<>();
         for (int i = 0; i < settings.clients(); i++) {
-            clients.add(new SoakClient(prefix + i, connections.get(i / CLIENTS_PER_CHANNEL), settings.token(), tally,
-                    shared, settings.seed() * 31 + prefix.hashCode() * 7L + i));
+            clients.add(new SoakClient(
+                    prefix + i,
+                    connections.get(i / CLIENTS_PER_CHANNEL),
+                    settings.token(),
+                    tally,
+                    shared,
+                    settings.seed() * 31 + prefix.hashCode() * 7L + i));
         }
         long end = System.nanoTime() + length.toNanos();
         ExecutorService pool = Executors.newFixedThreadPool(settings.clients());
@@ -123,10 +143,11 @@ public final class SoakRun {
             if (System.nanoTime() - lastReport >= TimeUnit.SECONDS.toNanos(5)) {
                 lastReport = System.nanoTime();
                 String res = observer.map(o -> {
-                    ResourceSnapshot q = o.snapshot();
-                    peak.ifPresent(p -> p.add(q));
-                    return " | " + q.describe();
-                }).orElse("");
+                            ResourceSnapshot q = o.snapshot();
+                            peak.ifPresent(p -> p.add(q));
+                            return " | " + q.describe();
+                        })
+                        .orElse("");
                 progress.printf("  %d requests, %d errors%s%n", tally.requests(), tally.errors(), res);
             }
         }
@@ -161,7 +182,8 @@ public final class SoakRun {
             q = o.snapshot();
             if (q.threads() <= base.threads() + settings.threadSlack(base)
                     && q.fds() <= base.fds() + settings.fdTolerance()
-                    && q.liveDescendants() <= base.liveDescendants() && q.zombies() == 0) {
+                    && q.liveDescendants() <= base.liveDescendants()
+                    && q.zombies() == 0) {
                 break;
             }
             sleep(1000);
@@ -181,7 +203,8 @@ public final class SoakRun {
 
     private boolean exceedsHeap(ResourceSnapshot base, ResourceSnapshot now) {
         OptionalLong b = base.heapAfterGcBytes();
-        return b.isPresent() && heapOf(now) > b.getAsLong() + Math.max(settings.heapToleranceBytes(), b.getAsLong() / 5);
+        return b.isPresent()
+                && heapOf(now) > b.getAsLong() + Math.max(settings.heapToleranceBytes(), b.getAsLong() / 5);
     }
 
     private static long heapOf(ResourceSnapshot s) {
@@ -202,10 +225,16 @@ public final class SoakRun {
         private ResourceSnapshot peak;
 
         synchronized void add(ResourceSnapshot s) {
-            peak = peak == null ? s : new ResourceSnapshot(Math.max(peak.threads(), s.threads()),
-                    Math.max(peak.fds(), s.fds()), Math.max(peak.rssBytes(), s.rssBytes()),
-                    Math.max(peak.privateDirtyBytes(), s.privateDirtyBytes()), OptionalLong.empty(),
-                    Math.max(peak.liveDescendants(), s.liveDescendants()), Math.max(peak.zombies(), s.zombies()));
+            peak = peak == null
+                    ? s
+                    : new ResourceSnapshot(
+                            Math.max(peak.threads(), s.threads()),
+                            Math.max(peak.fds(), s.fds()),
+                            Math.max(peak.rssBytes(), s.rssBytes()),
+                            Math.max(peak.privateDirtyBytes(), s.privateDirtyBytes()),
+                            OptionalLong.empty(),
+                            Math.max(peak.liveDescendants(), s.liveDescendants()),
+                            Math.max(peak.zombies(), s.zombies()));
         }
 
         synchronized Optional<ResourceSnapshot> peak() {

@@ -13,30 +13,89 @@ import java.util.Optional;
  * @param heapToleranceBytes heap-after-GC growth allowed (the larger of this and 20 % of the baseline)
  * @param maxRssBytes      resident memory the daemon may never exceed during the run
  */
-public record SoakSettings(String grpcTarget, String restBase, Optional<String> token, Optional<Long> daemonPid,
-                           Duration duration, Duration warmup, int clients, long seed,
-                           int threadTolerance, int fdTolerance, long heapToleranceBytes, long maxRssBytes,
-                           Duration settleTimeout) {
+public record SoakSettings(
+        String grpcTarget,
+        String restBase,
+        Optional<String> token,
+        Optional<Long> daemonPid,
+        Duration duration,
+        Duration warmup,
+        int clients,
+        long seed,
+        int threadTolerance,
+        int fdTolerance,
+        long heapToleranceBytes,
+        long maxRssBytes,
+        Duration settleTimeout) {
 
-    public static SoakSettings of(String grpcTarget, String restBase, Optional<Long> pid, Duration duration, int clients) {
+    public static SoakSettings of(
+            String grpcTarget, String restBase, Optional<Long> pid, Duration duration, int clients) {
         Duration warmup = Duration.ofMillis(Math.max(5_000, Math.min(30_000, duration.toMillis() / 6)));
-        return new SoakSettings(grpcTarget, restBase, Optional.empty(), pid, duration, warmup, clients,
-                System.nanoTime(), 8, 8, 8L << 20, 1L << 30, Duration.ofSeconds(90));
+        return new SoakSettings(
+                grpcTarget,
+                restBase,
+                Optional.empty(),
+                pid,
+                duration,
+                warmup,
+                clients,
+                System.nanoTime(),
+                8,
+                8,
+                8L << 20,
+                1L << 30,
+                Duration.ofSeconds(90));
     }
 
     public SoakSettings withToken(Optional<String> t) {
-        return new SoakSettings(grpcTarget, restBase, t, daemonPid, duration, warmup, clients, seed, threadTolerance,
-                fdTolerance, heapToleranceBytes, maxRssBytes, settleTimeout);
+        return new SoakSettings(
+                grpcTarget,
+                restBase,
+                t,
+                daemonPid,
+                duration,
+                warmup,
+                clients,
+                seed,
+                threadTolerance,
+                fdTolerance,
+                heapToleranceBytes,
+                maxRssBytes,
+                settleTimeout);
     }
 
     public SoakSettings withWarmup(Duration w) {
-        return new SoakSettings(grpcTarget, restBase, token, daemonPid, duration, w, clients, seed, threadTolerance,
-                fdTolerance, heapToleranceBytes, maxRssBytes, settleTimeout);
+        return new SoakSettings(
+                grpcTarget,
+                restBase,
+                token,
+                daemonPid,
+                duration,
+                w,
+                clients,
+                seed,
+                threadTolerance,
+                fdTolerance,
+                heapToleranceBytes,
+                maxRssBytes,
+                settleTimeout);
     }
 
     public SoakSettings withSeed(long s) {
-        return new SoakSettings(grpcTarget, restBase, token, daemonPid, duration, warmup, clients, s, threadTolerance,
-                fdTolerance, heapToleranceBytes, maxRssBytes, settleTimeout);
+        return new SoakSettings(
+                grpcTarget,
+                restBase,
+                token,
+                daemonPid,
+                duration,
+                warmup,
+                clients,
+                s,
+                threadTolerance,
+                fdTolerance,
+                heapToleranceBytes,
+                maxRssBytes,
+                settleTimeout);
     }
 
     /** Threads allowed above the baseline: the tolerance, or 10 % of the baseline if larger (pools shrink slowly). */

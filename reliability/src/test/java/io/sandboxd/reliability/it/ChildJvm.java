@@ -21,21 +21,28 @@ final class ChildJvm implements AutoCloseable {
     }
 
     static ChildJvm start(Class<?> main, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx64m", "-cp", System.getProperty("java.class.path"), main.getName()));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx64m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                main.getName()));
         cmd.addAll(List.of(args));
-        return new ChildJvm(new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+        return new ChildJvm(new ProcessBuilder(cmd)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start());
     }
 
     /** Waits up to {@code seconds} for {@code line}; fails if the child says something else or dies. */
     void awaitLine(String line, long seconds) throws Exception {
         String got = CompletableFuture.supplyAsync(() -> {
-            try {
-                return out.readLine();
-            } catch (IOException e) {
-                return "(read failed: " + e + ")";
-            }
-        }).get(seconds, TimeUnit.SECONDS);
+                    try {
+                        return out.readLine();
+                    } catch (IOException e) {
+                        return "(read failed: " + e + ")";
+                    }
+                })
+                .get(seconds, TimeUnit.SECONDS);
         if (!line.equals(got)) {
             throw new AssertionError("child said " + got + ", want " + line);
         }

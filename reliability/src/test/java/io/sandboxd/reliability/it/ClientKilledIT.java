@@ -1,5 +1,7 @@
 package io.sandboxd.reliability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.client.FileDownload;
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.testkit.DaemonSpec;
@@ -7,10 +9,6 @@ import io.sandboxd.testkit.Poll;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.proc.ResourceSnapshot;
 import io.sandboxd.testkit.raw.RawRequest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
@@ -18,8 +16,9 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Random;
 import java.util.TreeSet;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * A client process killed with SIGKILL mid-upload and mid-download: no file and no temp file is
@@ -35,14 +34,21 @@ class ClientKilledIT {
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withLogName("ClientKilledIT").start();
+        daemon = DaemonSpec.packagedJar()
+                .withJvmOptions("-Xmx256m")
+                .withLogName("ClientKilledIT")
+                .start();
         root = daemon.rootDir();
         client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase());
         byte[] big = new byte[32 << 20];
         new Random(7).nextBytes(big);
-        assertThat(Http.exchange(daemon, Http.put("/v1/files/dl/big.bin", big)).status()).isEqualTo(204);
-        assertThat(Http.exchange(daemon, Http.put("/v1/files/up/old.txt", "old content".getBytes(StandardCharsets.UTF_8)))
-                .status()).isEqualTo(204);
+        assertThat(Http.exchange(daemon, Http.put("/v1/files/dl/big.bin", big)).status())
+                .isEqualTo(204);
+        assertThat(Http.exchange(
+                                daemon,
+                                Http.put("/v1/files/up/old.txt", "old content".getBytes(StandardCharsets.UTF_8)))
+                        .status())
+                .isEqualTo(204);
         // warm the paths under test once, so pools are at working size before the baseline
         try (FileDownload d = client.open("dl/big.bin")) {
             assertThat(d.info().status()).isEqualTo(200);
@@ -68,14 +74,21 @@ class ClientKilledIT {
             String target = round % 2 == 0 ? "up/new" + round + ".bin" : "up/old.txt";
             try (ChildJvm killable = ChildJvm.start(KillableClient.class, "upload", daemon.restBase(), target)) {
                 killable.awaitLine("READY", 60);
-                Poll.await(Duration.ofSeconds(20), () -> !FileTree.of(root).equals(before),
+                Poll.await(
+                        Duration.ofSeconds(20),
+                        () -> !FileTree.of(root).equals(before),
                         () -> "no temp file appeared on disk while 2 MiB of the upload were in flight");
                 killable.killHard();
             }
-            Poll.await(Duration.ofSeconds(30), () -> FileTree.of(root).equals(before),
+            Poll.await(
+                    Duration.ofSeconds(30),
+                    () -> FileTree.of(root).equals(before),
                     () -> "files on disk after the killed upload: " + FileTree.of(root) + ", before: " + before);
-            assertThat(new String(client.readBytes("up/old.txt"), StandardCharsets.UTF_8)).isEqualTo("old content");
-            assertThat(Http.exchange(daemon, RawRequest.get("/v1/files/up/new" + round + ".bin")).status()).isEqualTo(404);
+            assertThat(new String(client.readBytes("up/old.txt"), StandardCharsets.UTF_8))
+                    .isEqualTo("old content");
+            assertThat(Http.exchange(daemon, RawRequest.get("/v1/files/up/new" + round + ".bin"))
+                            .status())
+                    .isEqualTo(404);
         }
         assertBackToBaseline();
     }
@@ -83,7 +96,8 @@ class ClientKilledIT {
     @Test
     void clientKilledMidDownloadReleasesTheConnection() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
-            try (ChildJvm killable = ChildJvm.start(KillableClient.class, "download", daemon.restBase(), "dl/big.bin")) {
+            try (ChildJvm killable =
+                    ChildJvm.start(KillableClient.class, "download", daemon.restBase(), "dl/big.bin")) {
                 killable.awaitLine("READY", 60);
                 killable.killHard();
             }
@@ -104,11 +118,14 @@ class ClientKilledIT {
     }
 
     private static void assertBackToBaseline() {
-        Poll.await(Duration.ofSeconds(60), () -> {
-            ResourceSnapshot now = daemon.observer().snapshot();
-            return now.fds() <= baseline.fds() + 4 && now.threads() <= baseline.threads() + 6;
-        }, () -> "daemon did not return to baseline: now " + daemon.observer().snapshot().describe()
-                + ", baseline " + baseline.describe());
+        Poll.await(
+                Duration.ofSeconds(60),
+                () -> {
+                    ResourceSnapshot now = daemon.observer().snapshot();
+                    return now.fds() <= baseline.fds() + 4 && now.threads() <= baseline.threads() + 6;
+                },
+                () -> "daemon did not return to baseline: now "
+                        + daemon.observer().snapshot().describe() + ", baseline " + baseline.describe());
         assertThat(daemon.observer().alive()).isTrue();
     }
 }

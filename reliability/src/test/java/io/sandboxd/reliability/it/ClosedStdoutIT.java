@@ -1,5 +1,7 @@
 package io.sandboxd.reliability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.grpc.Status;
 import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.client.Command;
@@ -9,14 +11,11 @@ import io.sandboxd.client.StartRecorder;
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.Poll;
 import io.sandboxd.testkit.RunningDaemon;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A process that closes stdout (and stderr) but keeps running: its stream stays open until it
@@ -28,7 +27,10 @@ class ClosedStdoutIT {
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withLogName("ClosedStdoutIT").start();
+        daemon = DaemonSpec.packagedJar()
+                .withJvmOptions("-Xmx256m")
+                .withLogName("ClosedStdoutIT")
+                .start();
         client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase());
     }
 
@@ -57,8 +59,12 @@ class ClosedStdoutIT {
         assertThat(Streams.ended(s, Duration.ofSeconds(60))).isEqualTo(Status.OK);
         long ms = (System.nanoTime() - t0) / 1_000_000;
         assertThat(s.stdoutText()).isEqualTo("before\n");
-        assertThat(s.exitCode()).as("exit code of the process, after its stdout closed").isEqualTo(5);
-        assertThat(ms).as("stream lasted until the process exited (sleep 2 after closing stdout)").isGreaterThanOrEqualTo(1900);
+        assertThat(s.exitCode())
+                .as("exit code of the process, after its stdout closed")
+                .isEqualTo(5);
+        assertThat(ms)
+                .as("stream lasted until the process exited (sleep 2 after closing stdout)")
+                .isGreaterThanOrEqualTo(1900);
         assertThat(s.violations()).isEmpty();
     }
 
@@ -77,19 +83,23 @@ class ClosedStdoutIT {
         StartRecorder s = start("exec >&- 2>&-; exec sleep 600", false);
         int pid = Streams.pid(s, Duration.ofSeconds(30));
         Poll.sleep(500);
-        assertThat(s.isEnded()).as("stream ended when stdout closed, before the process exited").isFalse();
+        assertThat(s.isEnded())
+                .as("stream ended when stdout closed, before the process exited")
+                .isFalse();
         client.sendSignal(pid, Signal.SIGNAL_SIGTERM);
         assertThat(Streams.ended(s, Duration.ofSeconds(60))).isEqualTo(Status.OK);
         assertThat(s.exitCode()).isEqualTo(143);
-        Poll.await(Duration.ofSeconds(30), () -> daemon.observer().descendants().isEmpty(),
+        Poll.await(
+                Duration.ofSeconds(30),
+                () -> daemon.observer().descendants().isEmpty(),
                 () -> "children left: " + daemon.observer().descendants());
     }
 
     @Test
     void executeWaitsForTheRealExitAndKeepsStderr() {
         long t0 = System.nanoTime();
-        ExecResult r = client.withCallTimeout(Duration.ofSeconds(60)).execute("sh", "-c",
-                "echo out; exec >&-; sleep 1; echo err >&2; exit 3");
+        ExecResult r = client.withCallTimeout(Duration.ofSeconds(60))
+                .execute("sh", "-c", "echo out; exec >&-; sleep 1; echo err >&2; exit 3");
         long ms = (System.nanoTime() - t0) / 1_000_000;
         assertThat(r.exitCode()).isEqualTo(3);
         assertThat(r.stdoutText()).isEqualTo("out\n");

@@ -1,5 +1,8 @@
 package io.sandboxd.reliability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
 import com.google.protobuf.ByteString;
 import io.sandboxd.client.ExecResult;
 import io.sandboxd.client.SandboxdClient;
@@ -9,13 +12,6 @@ import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -25,9 +21,12 @@ import java.time.Duration;
 import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Disk full: the root is an 8 MiB tmpfs. A PUT that does not fit → 507 INSUFFICIENT_STORAGE,
@@ -46,16 +45,23 @@ class DiskFullIT {
     static void mountTmpfsAndStart() throws Exception {
         mount = Files.createTempDirectory("sandboxd-diskfull-");
         Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mount.toString())
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            fail("cannot mount an 8 MiB tmpfs at " + mount + " (this test needs root or CAP_SYS_ADMIN, as CI has): " + out);
+            fail("cannot mount an 8 MiB tmpfs at " + mount + " (this test needs root or CAP_SYS_ADMIN, as CI has): "
+                    + out);
         }
-        daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withRootDir(mount).withLogName("DiskFullIT").start();
+        daemon = DaemonSpec.packagedJar()
+                .withJvmOptions("-Xmx256m")
+                .withRootDir(mount)
+                .withLogName("DiskFullIT")
+                .start();
         client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase());
         keep = new byte[3 * MIB];
         new Random(1).nextBytes(keep);
-        assertThat(Http.exchange(daemon, Http.put("/v1/files/keep.bin", keep)).status()).isEqualTo(204);
+        assertThat(Http.exchange(daemon, Http.put("/v1/files/keep.bin", keep)).status())
+                .isEqualTo(204);
     }
 
     @AfterAll
@@ -77,12 +83,17 @@ class DiskFullIT {
     void uploadLargerThanFreeSpaceIs507AndLeavesNothing() throws Exception {
         TreeSet<String> before = FileTree.of(mount);
         RawResponse r = putStreaming("big.bin", 16 * MIB, true);
-        assertThat(r.status()).as("PUT of 16 MiB into ~5 MiB free; body: %s", r.text()).isEqualTo(507);
+        assertThat(r.status())
+                .as("PUT of 16 MiB into ~5 MiB free; body: %s", r.text())
+                .isEqualTo(507);
         assertThat(r.header("content-type")).startsWith("application/json");
         assertThat(r.text()).contains("INSUFFICIENT_STORAGE").doesNotContain(mount.toString());
-        Poll.await(Duration.ofSeconds(20), () -> FileTree.of(mount).equals(before),
+        Poll.await(
+                Duration.ofSeconds(20),
+                () -> FileTree.of(mount).equals(before),
                 () -> "files on disk after the failed PUT: " + FileTree.of(mount) + ", before: " + before);
-        assertThat(Http.exchange(daemon, RawRequest.get("/v1/files/big.bin")).status()).isEqualTo(404);
+        assertThat(Http.exchange(daemon, RawRequest.get("/v1/files/big.bin")).status())
+                .isEqualTo(404);
         assertSpaceGivenBack();
     }
 
@@ -92,8 +103,10 @@ class DiskFullIT {
         TreeSet<String> before = FileTree.of(mount);
         RawResponse r = putStreaming("sub/chunked.bin", 16 * MIB, false);
         assertThat(r.status()).as("chunked PUT of 16 MiB; body: %s", r.text()).isEqualTo(507);
-        Poll.await(Duration.ofSeconds(20), () -> FileTree.of(mount).stream().noneMatch(f -> f.contains("chunked")
-                        && !f.endsWith("/")) && FileTree.of(mount).containsAll(before),
+        Poll.await(
+                Duration.ofSeconds(20),
+                () -> FileTree.of(mount).stream().noneMatch(f -> f.contains("chunked") && !f.endsWith("/"))
+                        && FileTree.of(mount).containsAll(before),
                 () -> "files on disk after the failed chunked PUT: " + FileTree.of(mount));
         assertSpaceGivenBack();
     }
@@ -102,7 +115,9 @@ class DiskFullIT {
     @Order(3)
     void failedOverwriteKeepsTheOldContent() throws Exception {
         RawResponse r = putStreaming("keep.bin", 16 * MIB, true);
-        assertThat(r.status()).as("overwrite that does not fit; body: %s", r.text()).isEqualTo(507);
+        assertThat(r.status())
+                .as("overwrite that does not fit; body: %s", r.text())
+                .isEqualTo(507);
         RawResponse got = Http.exchange(daemon, RawRequest.get("/v1/files/keep.bin"));
         assertThat(got.status()).isEqualTo(200);
         assertThat(got.body()).as("keep.bin after the failed overwrite").isEqualTo(keep);
@@ -114,7 +129,9 @@ class DiskFullIT {
     void daemonStaysHealthyAndServesAfterwards() throws Exception {
         assertThat(Http.exchange(daemon, RawRequest.get("/v1/health")).status()).isEqualTo(200);
         byte[] small = "still works".getBytes(StandardCharsets.UTF_8);
-        assertThat(Http.exchange(daemon, Http.put("/v1/files/after/small.txt", small)).status()).isEqualTo(204);
+        assertThat(Http.exchange(daemon, Http.put("/v1/files/after/small.txt", small))
+                        .status())
+                .isEqualTo(204);
         assertThat(client.readBytes("after/small.txt")).isEqualTo(small);
         ExecResult e = client.execute("cat", "after/small.txt");
         assertThat(e.exitCode()).isZero();
@@ -124,7 +141,9 @@ class DiskFullIT {
 
     /** Free space is back to what keep.bin (and tiny files) leave: no hidden temp file holds blocks. */
     private static void assertSpaceGivenBack() {
-        Poll.await(Duration.ofSeconds(20), () -> usedBytes() < 4 * MIB,
+        Poll.await(
+                Duration.ofSeconds(20),
+                () -> usedBytes() < 4 * MIB,
                 () -> "tmpfs still has " + usedBytes() + " bytes used (keep.bin is 3 MiB)");
     }
 
@@ -139,9 +158,12 @@ class DiskFullIT {
 
     private static RawResponse putStreaming(String path, int size, boolean withLength) throws IOException {
         try (RawHttp http = RawHttp.connect("127.0.0.1", daemon.restPort(), Duration.ofSeconds(60))) {
-            RawRequest head = RawRequest.of("PUT", "/v1/files/" + path).header("Host", "127.0.0.1")
+            RawRequest head = RawRequest.of("PUT", "/v1/files/" + path)
+                    .header("Host", "127.0.0.1")
                     .header("Content-Type", "application/octet-stream")
-                    .header(withLength ? "Content-Length" : "Transfer-Encoding", withLength ? Integer.toString(size) : "chunked");
+                    .header(
+                            withLength ? "Content-Length" : "Transfer-Encoding",
+                            withLength ? Integer.toString(size) : "chunked");
             InputStream body = withLength ? new ZeroStream(size) : new ChunkedZeroStream(size);
             return http.exchange(head, body);
         }

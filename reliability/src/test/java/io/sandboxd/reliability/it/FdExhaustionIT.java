@@ -1,5 +1,7 @@
 package io.sandboxd.reliability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.sandboxd.client.Command;
@@ -17,8 +19,6 @@ import io.sandboxd.testkit.proc.ResourceSnapshot;
 import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-import org.junit.jupiter.api.Test;
-
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -26,8 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * File-descriptor exhaustion under {@code ulimit -n 256}: once the daemon runs out, calls fail
@@ -36,13 +35,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class FdExhaustionIT {
     private static final int LIMIT = 256;
-    private static final Set<Status.Code> CLEAR_GRPC = Set.of(Status.Code.RESOURCE_EXHAUSTED,
-            Status.Code.UNAVAILABLE, Status.Code.INTERNAL);
+    private static final Set<Status.Code> CLEAR_GRPC =
+            Set.of(Status.Code.RESOURCE_EXHAUSTED, Status.Code.UNAVAILABLE, Status.Code.INTERNAL);
 
     @Test
     void processesExhaustFdsThenClearErrorsThenRecovery() throws Exception {
         try (RunningDaemon daemon = spec("FdExhaustionIT-processes").start();
-             SandboxdClient client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
+                SandboxdClient client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
             assertWorks(daemon, client, "warm-up");
             Poll.sleep(2500);
             ResourceSnapshot base = daemon.observer().snapshot();
@@ -68,9 +67,13 @@ class FdExhaustionIT {
                 }
             }
             System.out.println("fd exhaustion: " + held.size() + " processes started, then: "
-                    + (refused == null ? "no refusal" : refused.status()) + "; daemon " + daemon.observer().snapshot().describe());
-            assertThat(refused).as("Start was never refused after %d processes under ulimit -n %d", held.size(), LIMIT).isNotNull();
-            assertThat(refused.code()).as("status when out of fds: %s", refused.status())
+                    + (refused == null ? "no refusal" : refused.status()) + "; daemon "
+                    + daemon.observer().snapshot().describe());
+            assertThat(refused)
+                    .as("Start was never refused after %d processes under ulimit -n %d", held.size(), LIMIT)
+                    .isNotNull();
+            assertThat(refused.code())
+                    .as("status when out of fds: %s", refused.status())
                     .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
             assertThat(refused.description()).as("error message").contains("file descriptors");
             assertThat(refused.description()).as("error message").isNotBlank();
@@ -81,13 +84,17 @@ class FdExhaustionIT {
                 System.out.println("fd exhaustion: Execute while exhausted succeeded (exit " + r.exitCode() + ")");
             } catch (GrpcCallException | DaemonUnreachableException e) {
                 System.out.println("fd exhaustion: Execute while exhausted: " + e.getMessage());
-                assertThat(code(e)).as("Execute while out of fds: %s", e.getMessage()).isIn(CLEAR_GRPC);
+                assertThat(code(e))
+                        .as("Execute while out of fds: %s", e.getMessage())
+                        .isIn(CLEAR_GRPC);
             }
             keepAlive.send("PUT /v1/files/exhausted.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello");
             try {
                 RawResponse put = keepAlive.read();
                 System.out.println("fd exhaustion: PUT while exhausted: " + put.status() + " " + put.text());
-                assertThat(put.status()).as("PUT while out of fds: %s", put.text()).isIn(204, 500, 503, 507);
+                assertThat(put.status())
+                        .as("PUT while out of fds: %s", put.text())
+                        .isIn(204, 500, 503, 507);
                 if (put.status() != 204) {
                     assertThat(put.header("content-type")).startsWith("application/json");
                     assertThat(put.text()).contains("\"code\"").contains("\"message\"");
@@ -96,7 +103,9 @@ class FdExhaustionIT {
                 System.out.println("fd exhaustion: PUT while exhausted: connection closed without a response");
             }
             keepAlive.close();
-            assertThat(daemon.observer().alive()).as("daemon alive while out of fds").isTrue();
+            assertThat(daemon.observer().alive())
+                    .as("daemon alive while out of fds")
+                    .isTrue();
 
             for (RemoteProcess s : held) {
                 s.cancel();
@@ -108,7 +117,7 @@ class FdExhaustionIT {
     @Test
     void connectionsExhaustFdsThenRecovery() throws Exception {
         try (RunningDaemon daemon = spec("FdExhaustionIT-connections").start();
-             SandboxdClient client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
+                SandboxdClient client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
             assertWorks(daemon, client, "warm-up");
             Poll.sleep(2500);
             ResourceSnapshot base = daemon.observer().snapshot();
@@ -118,7 +127,9 @@ class FdExhaustionIT {
                 for (int i = 0; i < 2 * LIMIT; i++) {
                     Socket s = new Socket();
                     try {
-                        s.connect(new InetSocketAddress("127.0.0.1", i % 2 == 0 ? daemon.restPort() : daemon.grpcPort()), 5000);
+                        s.connect(
+                                new InetSocketAddress("127.0.0.1", i % 2 == 0 ? daemon.restPort() : daemon.grpcPort()),
+                                5000);
                     } catch (java.io.IOException e) {
                         s.close();
                         break; // the accept backlog is full: the daemon is not accepting any more
@@ -126,8 +137,10 @@ class FdExhaustionIT {
                     idle.add(s);
                 }
                 Poll.sleep(2000);
-                System.out.println("fd exhaustion: " + idle.size() + " idle connections; daemon " + daemon.observer().snapshot().describe());
-                assertThat(daemon.observer().fds()).as("daemon fds with %d idle connections", idle.size())
+                System.out.println("fd exhaustion: " + idle.size() + " idle connections; daemon "
+                        + daemon.observer().snapshot().describe());
+                assertThat(daemon.observer().fds())
+                        .as("daemon fds with %d idle connections", idle.size())
                         .isGreaterThanOrEqualTo(LIMIT - 16);
                 // An existing gRPC connection must still get a clear answer (not a hang) while accept() fails.
                 try {
@@ -148,7 +161,10 @@ class FdExhaustionIT {
     }
 
     private static DaemonSpec spec(String name) {
-        return DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withOpenFileLimit(LIMIT).withLogName(name);
+        return DaemonSpec.packagedJar()
+                .withJvmOptions("-Xmx256m")
+                .withOpenFileLimit(LIMIT)
+                .withLogName(name);
     }
 
     /** The call's gRPC status; the library reports an UNAVAILABLE without any connection as DaemonUnreachableException. */
@@ -157,26 +173,36 @@ class FdExhaustionIT {
     }
 
     private static void assertRecovers(RunningDaemon daemon, SandboxdClient client, ResourceSnapshot base) {
-        Poll.await(Duration.ofSeconds(60), () -> {
-            try {
-                assertWorks(daemon, client, "recovery");
-                return true;
-            } catch (Exception | AssertionError e) {
-                return false;
-            }
-        }, () -> "daemon did not recover; " + daemon.observer().snapshot().describe() + "; log tail:\n" + daemon.logTail(1500));
-        Poll.await(Duration.ofSeconds(60), () -> {
-            ResourceSnapshot now = daemon.observer().snapshot();
-            return now.fds() <= base.fds() + 8 && now.liveDescendants() == 0 && now.zombies() == 0;
-        }, () -> "after recovery " + daemon.observer().snapshot().describe() + ", baseline " + base.describe());
-        System.out.println("fd exhaustion: recovered: " + daemon.observer().snapshot().describe());
+        Poll.await(
+                Duration.ofSeconds(60),
+                () -> {
+                    try {
+                        assertWorks(daemon, client, "recovery");
+                        return true;
+                    } catch (Exception | AssertionError e) {
+                        return false;
+                    }
+                },
+                () -> "daemon did not recover; " + daemon.observer().snapshot().describe() + "; log tail:\n"
+                        + daemon.logTail(1500));
+        Poll.await(
+                Duration.ofSeconds(60),
+                () -> {
+                    ResourceSnapshot now = daemon.observer().snapshot();
+                    return now.fds() <= base.fds() + 8 && now.liveDescendants() == 0 && now.zombies() == 0;
+                },
+                () -> "after recovery " + daemon.observer().snapshot().describe() + ", baseline " + base.describe());
+        System.out.println(
+                "fd exhaustion: recovered: " + daemon.observer().snapshot().describe());
     }
 
     private static void assertWorks(RunningDaemon daemon, SandboxdClient client, String phase) throws Exception {
         ExecResult r = client.withCallTimeout(Duration.ofSeconds(20)).execute("echo", phase);
         assertThat(r.stdout()).isEqualTo(ByteString.copyFromUtf8(phase + "\n"));
         byte[] content = phase.getBytes(StandardCharsets.UTF_8);
-        assertThat(Http.exchange(daemon, Http.put("/v1/files/fd/" + phase, content)).status()).isEqualTo(204);
+        assertThat(Http.exchange(daemon, Http.put("/v1/files/fd/" + phase, content))
+                        .status())
+                .isEqualTo(204);
         assertThat(client.readBytes("fd/" + phase)).isEqualTo(content);
         assertThat(Http.exchange(daemon, RawRequest.get("/v1/health")).status()).isEqualTo(200);
     }

@@ -10,14 +10,14 @@ import java.util.stream.Stream;
 
 /** Every path under a root (relative, '/'-separated, directories suffixed with '/'), read from disk. */
 final class FileTree {
-    private FileTree() {
-    }
+    private FileTree() {}
 
     static TreeSet<String> of(Path root) {
         TreeSet<String> out = new TreeSet<>();
         try (Stream<Path> s = Files.walk(root)) {
-            s.filter(p -> !p.equals(root)).forEach(p -> out.add(root.relativize(p).toString().replace('\\', '/')
-                    + (Files.isDirectory(p) ? "/" : "")));
+            s.filter(p -> !p.equals(root))
+                    .forEach(p -> out.add(
+                            root.relativize(p).toString().replace('\\', '/') + (Files.isDirectory(p) ? "/" : "")));
         } catch (UncheckedIOException e) {
             if (e.getCause() instanceof NoSuchFileException) {
                 return of(root); // a temp file vanished mid-walk; read again

@@ -1,5 +1,8 @@
 package io.sandboxd.reliability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
 import io.grpc.Status;
 import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.client.Command;
@@ -12,16 +15,12 @@ import io.sandboxd.testkit.Poll;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.proc.ProcStat;
 import io.sandboxd.testkit.proc.ProcessTable;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * A child that forks 1,000 grandchildren, then is cancelled (or times out, or is SIGKILLed):
@@ -35,7 +34,10 @@ class ForkBombCancelIT {
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withLogName("ForkBombCancelIT").start();
+        daemon = DaemonSpec.packagedJar()
+                .withJvmOptions("-Xmx256m")
+                .withLogName("ForkBombCancelIT")
+                .start();
         client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase());
     }
 
@@ -64,12 +66,16 @@ class ForkBombCancelIT {
     @Test
     void cancelledStartTakesAllThousandGrandchildren() throws Exception {
         StartRecorder s = new StartRecorder();
-        RemoteProcess p = client.withStreamDeadline(Duration.ofMinutes(5)).start(Command.of("sh", "-c", forkScript(1000)), s);
+        RemoteProcess p =
+                client.withStreamDeadline(Duration.ofMinutes(5)).start(Command.of("sh", "-c", forkScript(1000)), s);
         Streams.pid(s, Duration.ofSeconds(30));
         assertThat(s.awaitStdoutContains("forked", Duration.ofSeconds(180)))
-                .as("the child reported forking 1000 grandchildren; stdout: %s", s.stdoutText()).isTrue();
+                .as("the child reported forking 1000 grandchildren; stdout: %s", s.stdoutText())
+                .isTrue();
         // "forked" means 1000 forks returned, not 1000 execs done: the last children may still be `sh`
-        Poll.await(Duration.ofSeconds(60), () -> liveWithMarker().size() == 1000,
+        Poll.await(
+                Duration.ofSeconds(60),
+                () -> liveWithMarker().size() == 1000,
                 () -> liveWithMarker().size() + " of 1000 grandchildren alive before the cancel");
 
         p.cancel();
@@ -79,8 +85,9 @@ class ForkBombCancelIT {
 
     @Test
     void executeDeadlineTakesAllGrandchildren() {
-        GrpcCallException e = catchThrowableOfType(GrpcCallException.class, () ->
-                client.withCallTimeout(Duration.ofSeconds(8)).execute("sh", "-c", forkScript(300)));
+        GrpcCallException e =
+                catchThrowableOfType(GrpcCallException.class, () -> client.withCallTimeout(Duration.ofSeconds(8))
+                        .execute("sh", "-c", forkScript(300)));
         assertThat(e).as("Execute of a never-ending fork tree under a deadline").isNotNull();
         assertThat(e.code()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
         assertAllGone();
@@ -99,10 +106,15 @@ class ForkBombCancelIT {
     }
 
     private void assertAllGone() {
-        Poll.await(Duration.ofSeconds(60), () -> liveWithMarker().isEmpty(),
+        Poll.await(
+                Duration.ofSeconds(60),
+                () -> liveWithMarker().isEmpty(),
                 () -> liveWithMarker().size() + " grandchildren still alive");
-        Poll.await(Duration.ofSeconds(30), () -> daemon.observer().descendants().isEmpty(),
-                () -> "daemon still has descendants: " + summary(daemon.observer().descendants()));
+        Poll.await(
+                Duration.ofSeconds(30),
+                () -> daemon.observer().descendants().isEmpty(),
+                () -> "daemon still has descendants: "
+                        + summary(daemon.observer().descendants()));
         assertThat(daemon.observer().alive()).isTrue();
     }
 
@@ -112,6 +124,7 @@ class ForkBombCancelIT {
 
     private static String summary(List<ProcStat> procs) {
         long zombies = procs.stream().filter(ProcStat::zombie).count();
-        return procs.size() + " (" + zombies + " zombies), e.g. " + procs.stream().limit(5).toList();
+        return procs.size() + " (" + zombies + " zombies), e.g. "
+                + procs.stream().limit(5).toList();
     }
 }

@@ -4,7 +4,6 @@ import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
-
 import java.io.IOException;
 import java.time.Duration;
 
@@ -14,8 +13,7 @@ import java.time.Duration;
  * exception). The target goes as written, e.g. {@code /v1/files/dir/f.txt}.
  */
 final class Http {
-    private Http() {
-    }
+    private Http() {}
 
     static RawResponse exchange(RunningDaemon daemon, RawRequest request) throws IOException {
         return RawHttp.exchange("127.0.0.1", daemon.restPort(), request, Duration.ofSeconds(60));

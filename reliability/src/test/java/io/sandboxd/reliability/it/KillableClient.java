@@ -3,7 +3,6 @@ package io.sandboxd.reliability.it;
 import io.sandboxd.client.FileDownload;
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.client.WriteOptions;
-
 import java.io.InputStream;
 
 /**
@@ -17,14 +16,14 @@ public final class KillableClient {
     private static final long ANNOUNCED = 1L << 30;
     private static final int FAST = 2 << 20;
 
-    private KillableClient() {
-    }
+    private KillableClient() {}
 
     public static void main(String[] args) throws Exception {
         String mode = args[0];
         String path = args[2];
         String token = args.length > 3 ? args[3] : null;
-        try (SandboxdClient c = SandboxdClient.builder().restBase(args[1]).token(token).build()) {
+        try (SandboxdClient c =
+                SandboxdClient.builder().restBase(args[1]).token(token).build()) {
             if (mode.equals("upload")) {
                 c.write(path, new Trickle(), ANNOUNCED, WriteOptions.defaults());
                 System.out.println("upload ended"); // not expected: the test kills this JVM first

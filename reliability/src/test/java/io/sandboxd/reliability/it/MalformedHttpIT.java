@@ -1,23 +1,22 @@
 package io.sandboxd.reliability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.Poll;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.proc.ResourceSnapshot;
 import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.TreeSet;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Malformed HTTP over raw sockets against a daemon with {@code --http-idle-timeout 3s}: bad
@@ -32,10 +31,14 @@ class MalformedHttpIT {
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withArgs("--http-idle-timeout", "3s")
-                .withLogName("MalformedHttpIT").start();
+        daemon = DaemonSpec.packagedJar()
+                .withJvmOptions("-Xmx256m")
+                .withArgs("--http-idle-timeout", "3s")
+                .withLogName("MalformedHttpIT")
+                .start();
         root = daemon.rootDir();
-        assertThat(Http.exchange(daemon, Http.put("/v1/files/existing.txt", "x".getBytes(StandardCharsets.UTF_8))).status())
+        assertThat(Http.exchange(daemon, Http.put("/v1/files/existing.txt", "x".getBytes(StandardCharsets.UTF_8)))
+                        .status())
                 .isEqualTo(204);
         Poll.sleep(2500);
         baseline = daemon.observer().snapshot();
@@ -45,9 +48,11 @@ class MalformedHttpIT {
     static void stop() {
         if (daemon != null) {
             try {
-                Poll.await(Duration.ofSeconds(30), () -> daemon.observer().fds() <= baseline.fds() + 4,
-                        () -> "daemon fds after all malformed requests: " + daemon.observer().snapshot().describe()
-                                + ", baseline " + baseline.describe());
+                Poll.await(
+                        Duration.ofSeconds(30),
+                        () -> daemon.observer().fds() <= baseline.fds() + 4,
+                        () -> "daemon fds after all malformed requests: "
+                                + daemon.observer().snapshot().describe() + ", baseline " + baseline.describe());
                 assertThat(daemon.observer().alive()).isTrue();
             } finally {
                 daemon.killTree();
@@ -71,9 +76,14 @@ class MalformedHttpIT {
     void badPercentEncodingIs400WithJsonError(String path) throws Exception {
         TreeSet<String> before = FileTree.of(root);
         for (String method : new String[] {"GET", "PUT", "DELETE"}) {
-            RawResponse r = exchange(method + " /v1/files/" + path + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nConnection: close\r\n\r\nz");
-            assertThat(r.status()).as("%s /v1/files/%s → %s %s", method, path, r.status(), r.text()).isEqualTo(400);
-            assertThat(r.header("content-type")).as("%s %s content type", method, path).startsWith("application/json");
+            RawResponse r = exchange(method + " /v1/files/" + path
+                    + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nConnection: close\r\n\r\nz");
+            assertThat(r.status())
+                    .as("%s /v1/files/%s → %s %s", method, path, r.status(), r.text())
+                    .isEqualTo(400);
+            assertThat(r.header("content-type"))
+                    .as("%s %s content type", method, path)
+                    .startsWith("application/json");
             assertThat(r.text()).contains("INVALID_ARGUMENT");
         }
         assertThat(FileTree.of(root)).isEqualTo(before);
@@ -88,7 +98,8 @@ class MalformedHttpIT {
         RawResponse missing = exchange("GET" + head + "\r\n");
         assertThat(missing.status()).as("GET before PUT: %s", missing.text()).isEqualTo(404);
         assertThat(missing.text()).contains("NOT_FOUND");
-        assertThat(exchange("PUT" + head + "Content-Length: 1\r\n\r\nz").status()).isEqualTo(204);
+        assertThat(exchange("PUT" + head + "Content-Length: 1\r\n\r\nz").status())
+                .isEqualTo(204);
         RawResponse read = exchange("GET" + head + "\r\n");
         assertThat(read.status()).isEqualTo(200);
         assertThat(read.text()).isEqualTo("z");
@@ -116,17 +127,25 @@ class MalformedHttpIT {
 
     @Test
     void oversizedRequestLineIsRejected() throws Exception {
-        RawResponse r = exchange("GET /v1/files/" + "d/".repeat(50_000) + "f HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        RawResponse r =
+                exchange("GET /v1/files/" + "d/".repeat(50_000) + "f HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assertThat(r.status()).as("100 KB request line").isIn(400, 414, 431);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"Content-Length: abc", "Content-Length: -5", "Content-Length: 99999999999999999999999",
-        "Content-Length: 3\r\nContent-Length: 4", "Transfer-Encoding: gzip, chunked, identity"})
+    @ValueSource(
+            strings = {
+                "Content-Length: abc",
+                "Content-Length: -5",
+                "Content-Length: 99999999999999999999999",
+                "Content-Length: 3\r\nContent-Length: 4",
+                "Transfer-Encoding: gzip, chunked, identity"
+            })
     void badFramingIsA4xxAndWritesNothing(String header) throws Exception {
         TreeSet<String> before = FileTree.of(root);
         try (RawHttp http = connect(Duration.ofSeconds(30))) {
-            http.send("PUT /v1/files/framing.txt HTTP/1.1\r\nHost: x\r\n" + header + "\r\nConnection: close\r\n\r\nabcd");
+            http.send(
+                    "PUT /v1/files/framing.txt HTTP/1.1\r\nHost: x\r\n" + header + "\r\nConnection: close\r\n\r\nabcd");
             try {
                 RawResponse r = http.read();
                 assertThat(r.status()).as("PUT with %s → %s", header, r.text()).isBetween(400, 499);
@@ -142,7 +161,8 @@ class MalformedHttpIT {
     void invalidChunkIsA4xxAndWritesNothing() throws Exception {
         TreeSet<String> before = FileTree.of(root);
         try (RawHttp http = connect(Duration.ofSeconds(30))) {
-            http.send("PUT /v1/files/chunk.txt HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\nzz\r\nxx\r\n");
+            http.send(
+                    "PUT /v1/files/chunk.txt HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\nzz\r\nxx\r\n");
             try {
                 RawResponse r = http.read();
                 assertThat(r.status()).as("bad chunk size → %s", r.text()).isBetween(400, 499);
@@ -150,13 +170,34 @@ class MalformedHttpIT {
                 // acceptable
             }
         }
-        Poll.await(Duration.ofSeconds(10), () -> FileTree.of(root).equals(before),
+        Poll.await(
+                Duration.ofSeconds(10),
+                () -> FileTree.of(root).equals(before),
                 () -> "files after a bad chunk: " + FileTree.of(root));
     }
 
     @Test
     void notHttpAtAllIsRejectedOrClosed() throws Exception {
-        byte[] tlsHello = {0x16, 0x03, 0x01, 0x00, (byte) 0xa5, 0x01, 0x00, 0x00, (byte) 0xa1, 0x03, 0x03, 0, 0, 0, '\r', '\n', '\r', '\n'};
+        byte[] tlsHello = {
+            0x16,
+            0x03,
+            0x01,
+            0x00,
+            (byte) 0xa5,
+            0x01,
+            0x00,
+            0x00,
+            (byte) 0xa1,
+            0x03,
+            0x03,
+            0,
+            0,
+            0,
+            '\r',
+            '\n',
+            '\r',
+            '\n'
+        };
         try (RawHttp http = connect(Duration.ofSeconds(20))) {
             http.send(tlsHello);
             try {
@@ -181,10 +222,14 @@ class MalformedHttpIT {
         try (RawHttp http = connect(Duration.ofSeconds(45))) {
             http.send("PUT /v1/files/stalled.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789");
             long t0 = System.nanoTime();
-            assertThat(http.closedByPeer()).as("connection with a stalled body closed within 45 s (idle timeout 3 s)").isTrue();
+            assertThat(http.closedByPeer())
+                    .as("connection with a stalled body closed within 45 s (idle timeout 3 s)")
+                    .isTrue();
             System.out.println("stalled body closed after " + (System.nanoTime() - t0) / 1_000_000 + " ms");
         }
-        Poll.await(Duration.ofSeconds(10), () -> FileTree.of(root).equals(before),
+        Poll.await(
+                Duration.ofSeconds(10),
+                () -> FileTree.of(root).equals(before),
                 () -> "files after a stalled upload: " + FileTree.of(root));
     }
 
@@ -192,7 +237,9 @@ class MalformedHttpIT {
     void stalledHeadersAreClosedByTheIdleTimeout() throws Exception {
         try (RawHttp http = connect(Duration.ofSeconds(45))) {
             http.send("GET /v1/health HTTP/1.1\r\nHost: x\r\n");
-            assertThat(http.closedByPeer()).as("connection with unfinished headers closed within 45 s").isTrue();
+            assertThat(http.closedByPeer())
+                    .as("connection with unfinished headers closed within 45 s")
+                    .isTrue();
         }
     }
 
@@ -213,10 +260,15 @@ class MalformedHttpIT {
                 }
                 closed = peerClosedWithin(http, 500);
             }
-            System.out.println("trickling body: closed=" + closed + " after " + (System.nanoTime() - t0) / 1_000_000 + " ms");
-            assertThat(closed).as("a body trickling at 2 B/s is cut off within 60 s").isTrue();
+            System.out.println(
+                    "trickling body: closed=" + closed + " after " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+            assertThat(closed)
+                    .as("a body trickling at 2 B/s is cut off within 60 s")
+                    .isTrue();
         }
-        Poll.await(Duration.ofSeconds(10), () -> FileTree.of(root).equals(before),
+        Poll.await(
+                Duration.ofSeconds(10),
+                () -> FileTree.of(root).equals(before),
                 () -> "files after a trickled upload: " + FileTree.of(root));
     }
 

@@ -1,5 +1,7 @@
 package io.sandboxd.reliability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.grpc.Status;
 import io.sandboxd.api.process.v1.Signal;
 import io.sandboxd.client.Command;
@@ -11,8 +13,6 @@ import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.Poll;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.proc.ProcessTable;
-import org.junit.jupiter.api.Test;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,8 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * A signal or cancel sent the moment the client has the process id (runtime-contract §1.3: the process
@@ -39,7 +38,7 @@ class SignalRightAfterInitIT {
     void immediateSignalsAndCancelsAreNeverLost() throws Exception {
         String marker = "120." + (System.nanoTime() % 1_000_000_000L);
         try (RunningDaemon daemon = spec("SignalRightAfterInitIT").start();
-             SandboxdClient client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
+                SandboxdClient client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
             SandboxdClient streams = client.withStreamDeadline(Duration.ofSeconds(60));
             ConcurrentLinkedQueue<String> lost = new ConcurrentLinkedQueue<>();
             ExecutorService pool = Executors.newFixedThreadPool(THREADS);
@@ -60,14 +59,17 @@ class SignalRightAfterInitIT {
                                 Streams.ended(s, Duration.ofSeconds(30));
                                 continue;
                             }
-                            Signal sig = kind == 0 ? Signal.SIGNAL_SIGINT : kind == 1 ? Signal.SIGNAL_SIGTERM : Signal.SIGNAL_SIGKILL;
+                            Signal sig = kind == 0
+                                    ? Signal.SIGNAL_SIGINT
+                                    : kind == 1 ? Signal.SIGNAL_SIGTERM : Signal.SIGNAL_SIGKILL;
                             client.sendSignal(pid, sig);
                             Status st = Streams.ended(s, Duration.ofSeconds(15));
                             if (!st.isOk() || s.exitCode() == null || s.exitCode() != 128 + sig.getNumber()) {
                                 lost.add(sig + (pty ? " (pty)" : "") + ": " + st + " exit " + s.exitCode());
                             }
                         } catch (Exception e) {
-                            lost.add((kind == 3 ? "cancel" : "signal kind " + kind) + (pty ? " (pty)" : "") + ": " + e.getMessage());
+                            lost.add((kind == 3 ? "cancel" : "signal kind " + kind) + (pty ? " (pty)" : "") + ": "
+                                    + e.getMessage());
                             p.cancel();
                         }
                     }
@@ -78,9 +80,14 @@ class SignalRightAfterInitIT {
                 f.get(10, TimeUnit.MINUTES);
             }
             pool.shutdown();
-            assertThat(lost).as("signals that did not end their process (of %d)", THREADS * PER_THREAD).isEmpty();
-            Poll.await(Duration.ofSeconds(30), () -> ProcessTable.read().liveWithArgument(marker).isEmpty(),
-                    () -> ProcessTable.read().liveWithArgument(marker).size() + " sleep processes survived their cancel or signal");
+            assertThat(lost)
+                    .as("signals that did not end their process (of %d)", THREADS * PER_THREAD)
+                    .isEmpty();
+            Poll.await(
+                    Duration.ofSeconds(30),
+                    () -> ProcessTable.read().liveWithArgument(marker).isEmpty(),
+                    () -> ProcessTable.read().liveWithArgument(marker).size()
+                            + " sleep processes survived their cancel or signal");
         } finally {
             ProcessTable.killAllWithArgument(marker);
         }
@@ -94,7 +101,7 @@ class SignalRightAfterInitIT {
     @Test
     void idIsForgottenByTheTimeTheClientSeesTheStreamEnd() throws Exception {
         try (RunningDaemon daemon = spec("SignalRightAfterInitIT-forgotten").start();
-             SandboxdClient client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
+                SandboxdClient client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
             List<String> wrong = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
                 StartRecorder s = new StartRecorder();

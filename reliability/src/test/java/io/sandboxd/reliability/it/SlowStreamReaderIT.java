@@ -1,5 +1,7 @@
 package io.sandboxd.reliability.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.grpc.Status;
 import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.client.Command;
@@ -14,14 +16,11 @@ import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.proc.ProcStat;
 import io.sandboxd.testkit.proc.ProcessObserver;
 import io.sandboxd.testkit.proc.ResourceSnapshot;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * A client that stops reading a Start stream of {@code yes}: flow control reaches the child (it
@@ -33,15 +32,23 @@ class SlowStreamReaderIT {
 
     @Test
     void stalledReaderIsFlowControlledAndIsolated() throws Exception {
-        try (RunningDaemon daemon = DaemonSpec.packagedJar().withJvmOptions("-Xmx256m").withLogName("SlowStreamReaderIT").start();
-             SandboxdClient client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
+        try (RunningDaemon daemon = DaemonSpec.packagedJar()
+                        .withJvmOptions("-Xmx256m")
+                        .withLogName("SlowStreamReaderIT")
+                        .start();
+                SandboxdClient client = SandboxdClient.connect(daemon.grpcTarget(), daemon.restBase())) {
             warmUp(client);
             ResourceSnapshot base = daemon.observer().snapshotWithHeap();
 
             // Pull mode: nothing is asked of the daemon beyond the first message until next() is called.
-            RemoteProcess stalled = client.withStreamDeadline(Duration.ofMinutes(5)).start(Command.of("yes", "stalled-reader"));
-            assertThat(stalled.awaitInit(Duration.ofSeconds(30))).as("init of the stalled stream").isPresent();
-            Poll.await(Duration.ofSeconds(20), () -> daemon.observer().liveDescendantsNamed("yes").size() == 1,
+            RemoteProcess stalled =
+                    client.withStreamDeadline(Duration.ofMinutes(5)).start(Command.of("yes", "stalled-reader"));
+            assertThat(stalled.awaitInit(Duration.ofSeconds(30)))
+                    .as("init of the stalled stream")
+                    .isPresent();
+            Poll.await(
+                    Duration.ofSeconds(20),
+                    () -> daemon.observer().liveDescendantsNamed("yes").size() == 1,
                     () -> "yes not found among the daemon's children");
             ProcStat yes = daemon.observer().liveDescendantsNamed("yes").get(0);
             ProcessObserver yesProc = new ProcessObserver(yes.pid());
@@ -50,9 +57,12 @@ class SlowStreamReaderIT {
             long w1 = yesProc.bytesWritten();
             Poll.sleep(5000);
             long w2 = yesProc.bytesWritten();
-            assertThat(w2 - w1).as("bytes yes wrote in 5 s while the client read nothing (flow control must block it)")
+            assertThat(w2 - w1)
+                    .as("bytes yes wrote in 5 s while the client read nothing (flow control must block it)")
                     .isLessThan(MIB);
-            assertThat(w2).as("bytes buffered between yes and the stalled client").isLessThan(64 * MIB);
+            assertThat(w2)
+                    .as("bytes buffered between yes and the stalled client")
+                    .isLessThan(64 * MIB);
 
             // other work on the same HTTP/2 connection proceeds
             for (int i = 0; i < 5; i++) {
@@ -84,24 +94,32 @@ class SlowStreamReaderIT {
 
             // resume: the stalled stream flows again
             AtomicLong stdoutBytes = new AtomicLong();
-            Thread reader = new Thread(() -> {
-                try {
-                    for (StartResponse ev; (ev = stalled.next()) != null; ) {
-                        stdoutBytes.addAndGet(ev.getStdout().size());
-                    }
-                } catch (SandboxdException e) {
-                    // the cancel below
-                }
-            }, "resumed-reader");
+            Thread reader = new Thread(
+                    () -> {
+                        try {
+                            for (StartResponse ev; (ev = stalled.next()) != null; ) {
+                                stdoutBytes.addAndGet(ev.getStdout().size());
+                            }
+                        } catch (SandboxdException e) {
+                            // the cancel below
+                        }
+                    },
+                    "resumed-reader");
             reader.setDaemon(true);
             reader.start();
-            Poll.await(Duration.ofSeconds(30), () -> stdoutBytes.get() > 16 * MIB,
+            Poll.await(
+                    Duration.ofSeconds(30),
+                    () -> stdoutBytes.get() > 16 * MIB,
                     () -> "stream did not resume: " + stdoutBytes.get() + " bytes after reading again");
 
             stalled.cancel();
-            assertThat(stalled.awaitEnd(Duration.ofSeconds(30))).as("cancelled stream ended").isTrue();
+            assertThat(stalled.awaitEnd(Duration.ofSeconds(30)))
+                    .as("cancelled stream ended")
+                    .isTrue();
             assertThat(stalled.status().getCode()).isEqualTo(Status.Code.CANCELLED);
-            Poll.await(Duration.ofSeconds(30), () -> daemon.observer().descendants().isEmpty(),
+            Poll.await(
+                    Duration.ofSeconds(30),
+                    () -> daemon.observer().descendants().isEmpty(),
                     () -> "children left after cancel: " + daemon.observer().descendants());
         }
     }

@@ -1,11 +1,10 @@
 package io.sandboxd.reliability.soak;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class FileModelTest {
     @Test
@@ -32,7 +31,8 @@ class FileModelTest {
     void sealedSharedContentDetectsTruncation() {
         byte[] sealed = SharedFiles.seal("payload".getBytes());
         assertThat(SharedFiles.intact(sealed)).isTrue();
-        assertThat(SharedFiles.intact(java.util.Arrays.copyOf(sealed, sealed.length - 1))).isFalse();
+        assertThat(SharedFiles.intact(java.util.Arrays.copyOf(sealed, sealed.length - 1)))
+                .isFalse();
         assertThat(SharedFiles.intact(new byte[3])).isFalse();
     }
 }

@@ -8,8 +8,8 @@ import java.util.concurrent.CompletableFuture;
  * (401/403); any other failure becomes a 500, so an authorizer that breaks never lets a request by.
  */
 public interface Authorizer {
-  CompletableFuture<Void> authorize(String authorizationHeader, AccessRequest request);
+    CompletableFuture<Void> authorize(String authorizationHeader, AccessRequest request);
 
-  /** Short name for logs and metrics. */
-  String mode();
+    /** Short name for logs and metrics. */
+    String mode();
 }

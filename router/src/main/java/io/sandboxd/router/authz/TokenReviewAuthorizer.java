@@ -14,44 +14,58 @@ import java.util.function.LongSupplier;
  * cluster identity. {@link ScopedAuthorizer} is the mode that scopes callers to sandboxes.
  */
 public final class TokenReviewAuthorizer implements Authorizer, AutoCloseable {
-  private final KubernetesClient client;
-  private final TokenAuthenticator authenticator;
-  private final TtlCache<String, Optional<Caller>> verdicts;
+    private final KubernetesClient client;
+    private final TokenAuthenticator authenticator;
+    private final TtlCache<String, Optional<Caller>> verdicts;
 
-  /** @param reviewTimeout bound on one TokenReview call (connect + response); no retries */
-  public TokenReviewAuthorizer(
-      KubernetesClient client, List<String> audiences, Duration ttl, int maxEntries,
-      Duration reviewTimeout, Executor blocking) {
-    this(client, audiences, ttl, maxEntries, reviewTimeout, blocking, System::nanoTime);
-  }
+    /** @param reviewTimeout bound on one TokenReview call (connect + response); no retries */
+    public TokenReviewAuthorizer(
+            KubernetesClient client,
+            List<String> audiences,
+            Duration ttl,
+            int maxEntries,
+            Duration reviewTimeout,
+            Executor blocking) {
+        this(client, audiences, ttl, maxEntries, reviewTimeout, blocking, System::nanoTime);
+    }
 
-  TokenReviewAuthorizer(KubernetesClient client, List<String> audiences, Duration ttl, int maxEntries,
-      Duration reviewTimeout, Executor blocking, LongSupplier clock) {
-    this.client = ReviewClient.of(client, reviewTimeout);
-    this.verdicts = new TtlCache<>(ttl.toNanos(), maxEntries, clock);
-    this.authenticator = new TokenAuthenticator(this.client, audiences, verdicts, blocking);
-  }
+    TokenReviewAuthorizer(
+            KubernetesClient client,
+            List<String> audiences,
+            Duration ttl,
+            int maxEntries,
+            Duration reviewTimeout,
+            Executor blocking,
+            LongSupplier clock) {
+        this.client = ReviewClient.of(client, reviewTimeout);
+        this.verdicts = new TtlCache<>(ttl.toNanos(), maxEntries, clock);
+        this.authenticator = new TokenAuthenticator(this.client, audiences, verdicts, blocking);
+    }
 
-  @Override
-  public String mode() {
-    return "tokenreview";
-  }
+    @Override
+    public String mode() {
+        return "tokenreview";
+    }
 
-  @Override
-  public CompletableFuture<Void> authorize(String authorizationHeader, AccessRequest request) {
-    return authenticator.authenticate(authorizationHeader).thenCompose(who -> request.podIp()
-        ? CompletableFuture.failedFuture(new AuthzException(403,
-            "Forbidden: X-Sandbox-Pod-IP needs --authz-mode=scoped and a ClusterRole granting "
-                + Permission.NAME_POD_IP.describe(request.namespace(), request.sandboxId()) + "."))
-        : CompletableFuture.completedFuture(null));
-  }
+    @Override
+    public CompletableFuture<Void> authorize(String authorizationHeader, AccessRequest request) {
+        return authenticator
+                .authenticate(authorizationHeader)
+                .thenCompose(who -> request.podIp()
+                        ? CompletableFuture.failedFuture(new AuthzException(
+                                403,
+                                "Forbidden: X-Sandbox-Pod-IP needs --authz-mode=scoped and a ClusterRole granting "
+                                        + Permission.NAME_POD_IP.describe(request.namespace(), request.sandboxId())
+                                        + "."))
+                        : CompletableFuture.completedFuture(null));
+    }
 
-  int cacheSize() {
-    return verdicts.size();
-  }
+    int cacheSize() {
+        return verdicts.size();
+    }
 
-  @Override
-  public void close() {
-    client.close();
-  }
+    @Override
+    public void close() {
+        client.close();
+    }
 }

@@ -11,122 +11,122 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /** The router's meters; every meter is created once and looked up without allocation on the hot path. */
 public final class RouterMetrics {
-  private final MeterRegistry registry;
-  private final Timer[] byStatusClass = new Timer[6];
-  private final Counter[] bySource = new Counter[ResolvedTarget.Source.values().length];
-  private final Counter[] refusedBySource = new Counter[ResolvedTarget.Source.values().length];
-  private final Counter connectFailures;
-  private final Counter cacheEvictions;
-  private final Counter upgrades;
-  private final Counter timeouts;
-  private final AtomicInteger activeUpgrades = new AtomicInteger();
-  private final ConcurrentHashMap<String, Counter> authzDenied = new ConcurrentHashMap<>();
-  private final Timer authzFromCache;
-  private final Timer authzFromApi;
+    private final MeterRegistry registry;
+    private final Timer[] byStatusClass = new Timer[6];
+    private final Counter[] bySource = new Counter[ResolvedTarget.Source.values().length];
+    private final Counter[] refusedBySource = new Counter[ResolvedTarget.Source.values().length];
+    private final Counter connectFailures;
+    private final Counter cacheEvictions;
+    private final Counter upgrades;
+    private final Counter timeouts;
+    private final AtomicInteger activeUpgrades = new AtomicInteger();
+    private final ConcurrentHashMap<String, Counter> authzDenied = new ConcurrentHashMap<>();
+    private final Timer authzFromCache;
+    private final Timer authzFromApi;
 
-  public RouterMetrics(MeterRegistry registry, PodCache cache) {
-    this.registry = registry;
-    for (int i = 1; i <= 5; i++) {
-      byStatusClass[i] =
-          Timer.builder("sandbox_router_request_duration")
-              .description("Proxied requests until the response ends (or the upgrade switches)")
-              .tag("code", i + "xx")
-              .register(registry);
+    public RouterMetrics(MeterRegistry registry, PodCache cache) {
+        this.registry = registry;
+        for (int i = 1; i <= 5; i++) {
+            byStatusClass[i] = Timer.builder("sandbox_router_request_duration")
+                    .description("Proxied requests until the response ends (or the upgrade switches)")
+                    .tag("code", i + "xx")
+                    .register(registry);
+        }
+        for (ResolvedTarget.Source s : ResolvedTarget.Source.values()) {
+            bySource[s.ordinal()] = Counter.builder("sandbox_router_resolutions")
+                    .description("Backend resolutions by source (pod_ip > cache > dns)")
+                    .tag("source", s.tag())
+                    .register(registry);
+            refusedBySource[s.ordinal()] = Counter.builder("sandbox_router_refused_addresses")
+                    .description("Targets not dialled because an address is restricted, by source")
+                    .tag("source", s.tag())
+                    .register(registry);
+        }
+        authzFromCache = authzTimer(registry, "true");
+        authzFromApi = authzTimer(registry, "false");
+        connectFailures =
+                Counter.builder("sandbox_router_backend_connect_failures").register(registry);
+        cacheEvictions = Counter.builder("sandbox_router_cache_evictions").register(registry);
+        upgrades = Counter.builder("sandbox_router_upgrades")
+                .description("Upgraded (e.g. WebSocket) connections")
+                .register(registry);
+        timeouts = Counter.builder("sandbox_router_timeouts").register(registry);
+        registry.gauge("sandbox_router_upgrades_active", activeUpgrades);
+        registry.gauge("sandbox_router_cache_pods", cache, PodCache::size);
     }
-    for (ResolvedTarget.Source s : ResolvedTarget.Source.values()) {
-      bySource[s.ordinal()] =
-          Counter.builder("sandbox_router_resolutions")
-              .description("Backend resolutions by source (pod_ip > cache > dns)")
-              .tag("source", s.tag())
-              .register(registry);
-      refusedBySource[s.ordinal()] =
-          Counter.builder("sandbox_router_refused_addresses")
-              .description("Targets not dialled because an address is restricted, by source")
-              .tag("source", s.tag())
-              .register(registry);
+
+    private static Timer authzTimer(MeterRegistry registry, String cached) {
+        return Timer.builder("sandbox_router_authz_duration")
+                .description("Authorization decisions; cached=true: decided at once (verdict caches, allow-all)")
+                .tag("cached", cached)
+                .publishPercentiles(0.5, 0.99)
+                .register(registry);
     }
-    authzFromCache = authzTimer(registry, "true");
-    authzFromApi = authzTimer(registry, "false");
-    connectFailures = Counter.builder("sandbox_router_backend_connect_failures").register(registry);
-    cacheEvictions = Counter.builder("sandbox_router_cache_evictions").register(registry);
-    upgrades = Counter.builder("sandbox_router_upgrades").description("Upgraded (e.g. WebSocket) connections").register(registry);
-    timeouts = Counter.builder("sandbox_router_timeouts").register(registry);
-    registry.gauge("sandbox_router_upgrades_active", activeUpgrades);
-    registry.gauge("sandbox_router_cache_pods", cache, PodCache::size);
-  }
 
-  private static Timer authzTimer(MeterRegistry registry, String cached) {
-    return Timer.builder("sandbox_router_authz_duration")
-        .description("Authorization decisions; cached=true: decided at once (verdict caches, allow-all)")
-        .tag("cached", cached)
-        .publishPercentiles(0.5, 0.99)
-        .register(registry);
-  }
+    /** @param cached whether the decision was there at once (cache or no API needed) */
+    public void authzDecision(boolean cached, long startNanos) {
+        (cached ? authzFromCache : authzFromApi).record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+    }
 
-  /** @param cached whether the decision was there at once (cache or no API needed) */
-  public void authzDecision(boolean cached, long startNanos) {
-    (cached ? authzFromCache : authzFromApi).record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
-  }
+    public Timer authzTimer(boolean cached) {
+        return cached ? authzFromCache : authzFromApi;
+    }
 
-  public Timer authzTimer(boolean cached) {
-    return cached ? authzFromCache : authzFromApi;
-  }
+    public MeterRegistry registry() {
+        return registry;
+    }
 
-  public MeterRegistry registry() {
-    return registry;
-  }
+    public void request(int status, long startNanos) {
+        int c = status / 100;
+        byStatusClass[c >= 1 && c <= 5 ? c : 5].record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+    }
 
-  public void request(int status, long startNanos) {
-    int c = status / 100;
-    byStatusClass[c >= 1 && c <= 5 ? c : 5].record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
-  }
+    public void resolved(ResolvedTarget.Source s) {
+        bySource[s.ordinal()].increment();
+    }
 
-  public void resolved(ResolvedTarget.Source s) {
-    bySource[s.ordinal()].increment();
-  }
+    public double resolvedCount(ResolvedTarget.Source s) {
+        return bySource[s.ordinal()].count();
+    }
 
-  public double resolvedCount(ResolvedTarget.Source s) {
-    return bySource[s.ordinal()].count();
-  }
+    public void refusedAddress(ResolvedTarget.Source s) {
+        refusedBySource[s.ordinal()].increment();
+    }
 
-  public void refusedAddress(ResolvedTarget.Source s) {
-    refusedBySource[s.ordinal()].increment();
-  }
+    public double refusedAddressCount(ResolvedTarget.Source s) {
+        return refusedBySource[s.ordinal()].count();
+    }
 
-  public double refusedAddressCount(ResolvedTarget.Source s) {
-    return refusedBySource[s.ordinal()].count();
-  }
+    public void connectFailure() {
+        connectFailures.increment();
+    }
 
-  public void connectFailure() {
-    connectFailures.increment();
-  }
+    public void cacheEviction() {
+        cacheEvictions.increment();
+    }
 
-  public void cacheEviction() {
-    cacheEvictions.increment();
-  }
+    public void timeout() {
+        timeouts.increment();
+    }
 
-  public void timeout() {
-    timeouts.increment();
-  }
+    public void authzDenied(int status) {
+        authzDenied
+                .computeIfAbsent(Integer.toString(status), s -> Counter.builder("sandbox_router_authz_denied")
+                        .tag("code", s)
+                        .register(registry))
+                .increment();
+    }
 
-  public void authzDenied(int status) {
-    authzDenied
-        .computeIfAbsent(
-            Integer.toString(status),
-            s -> Counter.builder("sandbox_router_authz_denied").tag("code", s).register(registry))
-        .increment();
-  }
+    public void upgradeOpened() {
+        upgrades.increment();
+        activeUpgrades.incrementAndGet();
+    }
 
-  public void upgradeOpened() {
-    upgrades.increment();
-    activeUpgrades.incrementAndGet();
-  }
+    public void upgradeClosed() {
+        activeUpgrades.decrementAndGet();
+    }
 
-  public void upgradeClosed() {
-    activeUpgrades.decrementAndGet();
-  }
-
-  public int activeUpgrades() {
-    return activeUpgrades.get();
-  }
+    public int activeUpgrades() {
+        return activeUpgrades.get();
+    }
 }

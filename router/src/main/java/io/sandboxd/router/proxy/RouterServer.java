@@ -28,103 +28,104 @@ import org.slf4j.LoggerFactory;
  * port, HTTP/2 cleartext by prior knowledge or h2c upgrade ({@link H2StreamProxy} per stream).
  */
 public final class RouterServer implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(RouterServer.class);
-  private static final int MAX_CHUNK = 64 * 1024;
-  /** Keep-alive client connections with no exchange in progress are closed after this long. */
-  static final int IDLE_SECONDS = 120;
+    private static final Logger log = LoggerFactory.getLogger(RouterServer.class);
+    private static final int MAX_CHUNK = 64 * 1024;
+    /** Keep-alive client connections with no exchange in progress are closed after this long. */
+    static final int IDLE_SECONDS = 120;
 
-  final RouterConfig config;
-  final RouteParser parser;
-  final DialPolicy dialPolicy;
-  final TargetResolver resolver;
-  final Authorizer authorizer;
-  final RouterMetrics metrics;
-  final BooleanSupplier ready;
-  final Bootstrap backendBootstrap;
-  private final EventLoopGroup group;
-  private final boolean ownGroup;
-  private Channel serverChannel;
+    final RouterConfig config;
+    final RouteParser parser;
+    final DialPolicy dialPolicy;
+    final TargetResolver resolver;
+    final Authorizer authorizer;
+    final RouterMetrics metrics;
+    final BooleanSupplier ready;
+    final Bootstrap backendBootstrap;
+    private final EventLoopGroup group;
+    private final boolean ownGroup;
+    private Channel serverChannel;
 
-  public RouterServer(
-      RouterConfig config,
-      TargetResolver resolver,
-      Authorizer authorizer,
-      RouterMetrics metrics,
-      BooleanSupplier ready,
-      EventLoopGroup group) {
-    this.config = config;
-    this.parser = new RouteParser(config.pathRoutingPrefix());
-    this.dialPolicy = new DialPolicy(config.addressPolicy(), config.allowLoopbackPodIp());
-    this.resolver = resolver;
-    this.authorizer = authorizer;
-    this.metrics = metrics;
-    this.ready = ready;
-    this.ownGroup = group == null;
-    this.group = group != null ? group : Transport.group(config.ioThreads(), "router-io");
-    this.backendBootstrap =
-        new Bootstrap()
-            .channel(Transport.clientChannel())
-            .option(ChannelOption.AUTO_READ, false)
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.SO_KEEPALIVE, true)
-            .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()));
-  }
+    public RouterServer(
+            RouterConfig config,
+            TargetResolver resolver,
+            Authorizer authorizer,
+            RouterMetrics metrics,
+            BooleanSupplier ready,
+            EventLoopGroup group) {
+        this.config = config;
+        this.parser = new RouteParser(config.pathRoutingPrefix());
+        this.dialPolicy = new DialPolicy(config.addressPolicy(), config.allowLoopbackPodIp());
+        this.resolver = resolver;
+        this.authorizer = authorizer;
+        this.metrics = metrics;
+        this.ready = ready;
+        this.ownGroup = group == null;
+        this.group = group != null ? group : Transport.group(config.ioThreads(), "router-io");
+        this.backendBootstrap = new Bootstrap()
+                .channel(Transport.clientChannel())
+                .option(ChannelOption.AUTO_READ, false)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)
+                        Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()));
+    }
 
-  HttpClientCodec newClientCodec() {
-    HttpDecoderConfig dc =
-        new HttpDecoderConfig().setMaxInitialLineLength(8192).setMaxHeaderSize(64 * 1024).setMaxChunkSize(MAX_CHUNK);
-    // failOnMissingResponse=false: a backend that closes early is reported by ProxyConnection.
-    return new HttpClientCodec(dc, false, false);
-  }
+    HttpClientCodec newClientCodec() {
+        HttpDecoderConfig dc = new HttpDecoderConfig()
+                .setMaxInitialLineLength(8192)
+                .setMaxHeaderSize(64 * 1024)
+                .setMaxChunkSize(MAX_CHUNK);
+        // failOnMissingResponse=false: a backend that closes early is reported by ProxyConnection.
+        return new HttpClientCodec(dc, false, false);
+    }
 
-  public RouterServer start() throws InterruptedException {
-    ServerBootstrap sb =
-        new ServerBootstrap()
-            .group(group)
-            .channel(Transport.serverChannel())
-            .option(ChannelOption.SO_BACKLOG, 4096)
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .childOption(ChannelOption.AUTO_READ, false)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
-            .childHandler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    HttpDecoderConfig dc =
-                        new HttpDecoderConfig()
-                            .setMaxInitialLineLength(RequestFraming.MAX_REQUEST_LINE)
-                            .setMaxHeaderSize(RequestFraming.MAX_HEADER_BYTES)
-                            .setMaxChunkSize(MAX_CHUNK);
-                    HttpServerCodec http1 = new HttpServerCodec(dc);
-                    ch.pipeline()
-                        .addLast("idle", new IdleStateHandler(0, 0, IDLE_SECONDS))
-                        // Adds the HTTP/1.1 codec after itself and steps aside at the first
-                        // byte that is not the HTTP/2 preface.
-                        .addLast("h2-detect", H2Pipeline.detector(RouterServer.this, http1))
-                        .addLast("proxy", new ProxyConnection(RouterServer.this));
-                  }
+    public RouterServer start() throws InterruptedException {
+        ServerBootstrap sb = new ServerBootstrap()
+                .group(group)
+                .channel(Transport.serverChannel())
+                .option(ChannelOption.SO_BACKLOG, 4096)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        HttpDecoderConfig dc = new HttpDecoderConfig()
+                                .setMaxInitialLineLength(RequestFraming.MAX_REQUEST_LINE)
+                                .setMaxHeaderSize(RequestFraming.MAX_HEADER_BYTES)
+                                .setMaxChunkSize(MAX_CHUNK);
+                        HttpServerCodec http1 = new HttpServerCodec(dc);
+                        ch.pipeline()
+                                .addLast("idle", new IdleStateHandler(0, 0, IDLE_SECONDS))
+                                // Adds the HTTP/1.1 codec after itself and steps aside at the first
+                                // byte that is not the HTTP/2 preface.
+                                .addLast("h2-detect", H2Pipeline.detector(RouterServer.this, http1))
+                                .addLast("proxy", new ProxyConnection(RouterServer.this));
+                    }
                 });
-    serverChannel = sb.bind(config.bindHost(), config.port()).sync().channel();
-    log.info("router listening on {} (transport {}, path routing {}, proxy timeout {}s)",
-        serverChannel.localAddress(), Transport.epoll() ? "epoll" : "nio",
-        config.pathRoutingPrefix().isEmpty() ? "off" : config.pathRoutingPrefix(),
-        config.proxyTimeout().toSeconds());
-    return this;
-  }
-
-  public int port() {
-    return ((InetSocketAddress) serverChannel.localAddress()).getPort();
-  }
-
-  @Override
-  public void close() {
-    if (serverChannel != null) {
-      serverChannel.close().syncUninterruptibly();
+        serverChannel = sb.bind(config.bindHost(), config.port()).sync().channel();
+        log.info(
+                "router listening on {} (transport {}, path routing {}, proxy timeout {}s)",
+                serverChannel.localAddress(),
+                Transport.epoll() ? "epoll" : "nio",
+                config.pathRoutingPrefix().isEmpty() ? "off" : config.pathRoutingPrefix(),
+                config.proxyTimeout().toSeconds());
+        return this;
     }
-    if (ownGroup) {
-      group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+
+    public int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
     }
-  }
+
+    @Override
+    public void close() {
+        if (serverChannel != null) {
+            serverChannel.close().syncUninterruptibly();
+        }
+        if (ownGroup) {
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
 }

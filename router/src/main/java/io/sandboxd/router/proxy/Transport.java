@@ -16,22 +16,22 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 
 /** Native epoll on Linux, NIO elsewhere. */
 public final class Transport {
-  private Transport() {}
+    private Transport() {}
 
-  public static boolean epoll() {
-    return Epoll.isAvailable();
-  }
+    public static boolean epoll() {
+        return Epoll.isAvailable();
+    }
 
-  public static EventLoopGroup group(int threads, String name) {
-    IoHandlerFactory f = epoll() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-    return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), f);
-  }
+    public static EventLoopGroup group(int threads, String name) {
+        IoHandlerFactory f = epoll() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), f);
+    }
 
-  public static Class<? extends ServerChannel> serverChannel() {
-    return epoll() ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-  }
+    public static Class<? extends ServerChannel> serverChannel() {
+        return epoll() ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
 
-  public static Class<? extends SocketChannel> clientChannel() {
-    return epoll() ? EpollSocketChannel.class : NioSocketChannel.class;
-  }
+    public static Class<? extends SocketChannel> clientChannel() {
+        return epoll() ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
 }

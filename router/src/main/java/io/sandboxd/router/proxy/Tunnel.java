@@ -15,71 +15,71 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * writable.
  */
 final class Tunnel {
-  private final Channel client;
-  private final Channel backend;
-  private final RouterMetrics metrics;
-  private final AtomicBoolean closed = new AtomicBoolean();
+    private final Channel client;
+    private final Channel backend;
+    private final RouterMetrics metrics;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-  Tunnel(Channel client, Channel backend, RouterMetrics metrics) {
-    this.client = client;
-    this.backend = backend;
-    this.metrics = metrics;
-    metrics.upgradeOpened();
-  }
-
-  Relay clientSide() {
-    return new Relay(backend);
-  }
-
-  Relay backendSide() {
-    return new Relay(client);
-  }
-
-  private void closeBoth() {
-    if (closed.compareAndSet(false, true)) {
-      metrics.upgradeClosed();
-      // Flush what is queued for each side before closing it.
-      client.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-      backend.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-    }
-  }
-
-  final class Relay extends ChannelInboundHandlerAdapter {
-    private final Channel peer;
-
-    Relay(Channel peer) {
-      this.peer = peer;
+    Tunnel(Channel client, Channel backend, RouterMetrics metrics) {
+        this.client = client;
+        this.backend = backend;
+        this.metrics = metrics;
+        metrics.upgradeOpened();
     }
 
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      peer.write(msg, peer.voidPromise());
+    Relay clientSide() {
+        return new Relay(backend);
     }
 
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-      peer.flush();
-      if (peer.isWritable()) {
-        ctx.read();
-      }
+    Relay backendSide() {
+        return new Relay(client);
     }
 
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-      if (ctx.channel().isWritable()) {
-        peer.read();
-      }
-      ctx.fireChannelWritabilityChanged();
+    private void closeBoth() {
+        if (closed.compareAndSet(false, true)) {
+            metrics.upgradeClosed();
+            // Flush what is queued for each side before closing it.
+            client.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            backend.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
     }
 
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      closeBoth();
-    }
+    final class Relay extends ChannelInboundHandlerAdapter {
+        private final Channel peer;
 
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      ctx.close();
+        Relay(Channel peer) {
+            this.peer = peer;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            peer.write(msg, peer.voidPromise());
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            peer.flush();
+            if (peer.isWritable()) {
+                ctx.read();
+            }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (ctx.channel().isWritable()) {
+                peer.read();
+            }
+            ctx.fireChannelWritabilityChanged();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            closeBoth();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
     }
-  }
 }

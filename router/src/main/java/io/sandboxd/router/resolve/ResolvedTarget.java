@@ -14,23 +14,23 @@ import java.util.List;
  * @param source how it was found, for metrics, cache eviction and the refusal's status
  */
 public record ResolvedTarget(List<InetAddress> addresses, int port, String hostHeader, Source source) {
-  public ResolvedTarget {
-    addresses = List.copyOf(addresses);
-  }
-
-  public enum Source {
-    POD_IP("pod_ip"),
-    CACHE("cache"),
-    DNS("dns");
-
-    private final String tag;
-
-    Source(String tag) {
-      this.tag = tag;
+    public ResolvedTarget {
+        addresses = List.copyOf(addresses);
     }
 
-    public String tag() {
-      return tag;
+    public enum Source {
+        POD_IP("pod_ip"),
+        CACHE("cache"),
+        DNS("dns");
+
+        private final String tag;
+
+        Source(String tag) {
+            this.tag = tag;
+        }
+
+        public String tag() {
+            return tag;
+        }
     }
-  }
 }

@@ -6,8 +6,8 @@ package io.sandboxd.router.resolve;
  */
 @FunctionalInterface
 public interface SandboxServices {
-  boolean isSandboxService(String namespace, String name);
+    boolean isSandboxService(String namespace, String name);
 
-  /** Without an informer nothing can be verified: the DNS fallback reaches nothing. */
-  SandboxServices NONE = (namespace, name) -> false;
+    /** Without an informer nothing can be verified: the DNS fallback reaches nothing. */
+    SandboxServices NONE = (namespace, name) -> false;
 }

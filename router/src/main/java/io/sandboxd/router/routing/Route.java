@@ -14,10 +14,10 @@ import java.net.InetAddress;
  * @param pathRouted whether the route came from the path prefix (no Pod-IP/UID form exists there)
  */
 public record Route(
-    String namespace,
-    String sandboxId,
-    int port,
-    InetAddress podIp,
-    String uid,
-    String forwardUri,
-    boolean pathRouted) {}
+        String namespace,
+        String sandboxId,
+        int port,
+        InetAddress podIp,
+        String uid,
+        String forwardUri,
+        boolean pathRouted) {}

@@ -10,45 +10,45 @@ import java.util.List;
  * a Pod's own address are classes of their own.
  */
 public enum AddressClass {
-  UNSPECIFIED("unspecified", "0.0.0.0/8", "::/128"),
-  LOOPBACK("loopback", "127.0.0.0/8", "::1/128"),
-  LINK_LOCAL("link-local", "169.254.0.0/16", "fe80::/10"),
-  MULTICAST("multicast", "224.0.0.0/4", "ff00::/8"),
-  BROADCAST("broadcast", "255.255.255.255/32"),
-  RESERVED("reserved", "240.0.0.0/4"),
-  CGNAT("carrier-grade NAT", "100.64.0.0/10"),
-  IETF_PROTOCOL("IETF protocol assignments", "192.0.0.0/24"),
-  UNIQUE_LOCAL("unique-local", "fc00::/7"),
-  SITE_LOCAL("site-local (deprecated)", "fec0::/10"),
-  IPV4_COMPATIBLE("IPv4-compatible IPv6 (deprecated)", "::/96"),
-  IPV4_TRANSLATED("IPv4-translated IPv6", "::ffff:0:0:0/96");
+    UNSPECIFIED("unspecified", "0.0.0.0/8", "::/128"),
+    LOOPBACK("loopback", "127.0.0.0/8", "::1/128"),
+    LINK_LOCAL("link-local", "169.254.0.0/16", "fe80::/10"),
+    MULTICAST("multicast", "224.0.0.0/4", "ff00::/8"),
+    BROADCAST("broadcast", "255.255.255.255/32"),
+    RESERVED("reserved", "240.0.0.0/4"),
+    CGNAT("carrier-grade NAT", "100.64.0.0/10"),
+    IETF_PROTOCOL("IETF protocol assignments", "192.0.0.0/24"),
+    UNIQUE_LOCAL("unique-local", "fc00::/7"),
+    SITE_LOCAL("site-local (deprecated)", "fec0::/10"),
+    IPV4_COMPATIBLE("IPv4-compatible IPv6 (deprecated)", "::/96"),
+    IPV4_TRANSLATED("IPv4-translated IPv6", "::ffff:0:0:0/96");
 
-  private final String label;
-  private final List<Cidr> ranges;
+    private final String label;
+    private final List<Cidr> ranges;
 
-  AddressClass(String label, String... ranges) {
-    this.label = label;
-    this.ranges = java.util.Arrays.stream(ranges).map(Cidr::parse).toList();
-  }
-
-  /** e.g. {@code link-local (169.254.0.0/16, fe80::/10)}: what a refusal names. */
-  public String describe() {
-    return label + " " + ranges.toString().replace('[', '(').replace(']', ')');
-  }
-
-  public List<Cidr> ranges() {
-    return ranges;
-  }
-
-  /** The first class holding {@code address}, or null. Order matters: :: and ::1 are named before ::/96. */
-  public static AddressClass of(byte[] address) {
-    for (AddressClass c : values()) {
-      for (Cidr r : c.ranges) {
-        if (r.contains(address)) {
-          return c;
-        }
-      }
+    AddressClass(String label, String... ranges) {
+        this.label = label;
+        this.ranges = java.util.Arrays.stream(ranges).map(Cidr::parse).toList();
     }
-    return null;
-  }
+
+    /** e.g. {@code link-local (169.254.0.0/16, fe80::/10)}: what a refusal names. */
+    public String describe() {
+        return label + " " + ranges.toString().replace('[', '(').replace(']', ')');
+    }
+
+    public List<Cidr> ranges() {
+        return ranges;
+    }
+
+    /** The first class holding {@code address}, or null. Order matters: :: and ::1 are named before ::/96. */
+    public static AddressClass of(byte[] address) {
+        for (AddressClass c : values()) {
+            for (Cidr r : c.ranges) {
+                if (r.contains(address)) {
+                    return c;
+                }
+            }
+        }
+        return null;
+    }
 }

@@ -16,58 +16,72 @@ import picocli.CommandLine;
 
 /** The manifests in router/deploy parse as Kubernetes objects and only use flags the router has. */
 class DeployManifestsTest {
-  static final Path DEPLOY = Path.of("deploy");
+    static final Path DEPLOY = Path.of("deploy");
 
-  private static List<HasMetadata> load(String file) throws Exception {
-    try (InputStream in = Files.newInputStream(DEPLOY.resolve(file))) {
-      Object o = Serialization.unmarshal(in);
-      List<HasMetadata> out = new ArrayList<>();
-      if (o instanceof List<?> l) {
-        l.forEach(x -> out.add((HasMetadata) x));
-      } else {
-        out.add((HasMetadata) o);
-      }
-      return out;
+    private static List<HasMetadata> load(String file) throws Exception {
+        try (InputStream in = Files.newInputStream(DEPLOY.resolve(file))) {
+            Object o = Serialization.unmarshal(in);
+            List<HasMetadata> out = new ArrayList<>();
+            if (o instanceof List<?> l) {
+                l.forEach(x -> out.add((HasMetadata) x));
+            } else {
+                out.add((HasMetadata) o);
+            }
+            return out;
+        }
     }
-  }
 
-  @Test
-  void deploymentArgsAreValidRouterFlags() throws Exception {
-    Deployment d = load("router.yaml").stream().filter(Deployment.class::isInstance)
-        .map(Deployment.class::cast).findFirst().orElseThrow();
-    List<String> args = d.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
-    RouterMain main = new RouterMain();
-    new CommandLine(main).parseArgs(args.toArray(String[]::new));
-    assertThat(main.authzMode).isEqualTo("scoped");
-    assertThat(main.pathRoutingPrefix).isEqualTo("/router");
-    assertThat(d.getSpec().getTemplate().getSpec().getContainers().get(0).getReadinessProbe()
-        .getHttpGet().getPath()).isEqualTo("/readyz");
-  }
+    @Test
+    void deploymentArgsAreValidRouterFlags() throws Exception {
+        Deployment d = load("router.yaml").stream()
+                .filter(Deployment.class::isInstance)
+                .map(Deployment.class::cast)
+                .findFirst()
+                .orElseThrow();
+        List<String> args =
+                d.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
+        RouterMain main = new RouterMain();
+        new CommandLine(main).parseArgs(args.toArray(String[]::new));
+        assertThat(main.authzMode).isEqualTo("scoped");
+        assertThat(main.pathRoutingPrefix).isEqualTo("/router");
+        assertThat(d.getSpec()
+                        .getTemplate()
+                        .getSpec()
+                        .getContainers()
+                        .get(0)
+                        .getReadinessProbe()
+                        .getHttpGet()
+                        .getPath())
+                .isEqualTo("/readyz");
+    }
 
-  @Test
-  void cidrFlagsAreParsedStrictlyAndNamedInTheirError() {
-    RouterMain main = new RouterMain();
-    new CommandLine(main).parseArgs("--deny-cidr", "100.100.100.200/32", "--allow-cidr", "100.64.0.0/10");
-    assertThat(main.addressPolicy().denied()).hasToString("[100.100.100.200/32]");
-    assertThat(main.addressPolicy().allowed()).hasToString("[100.64.0.0/10]");
-    RouterMain bad = new RouterMain();
-    new CommandLine(bad).parseArgs("--allow-cidr", "10.0.0.1/8");
-    org.assertj.core.api.Assertions.assertThatThrownBy(bad::addressPolicy)
-        .isInstanceOf(CommandLine.ParameterException.class)
-        .hasMessage("--deny-cidr/--allow-cidr: CIDR '10.0.0.1/8' has host bits set beyond /8");
-  }
+    @Test
+    void cidrFlagsAreParsedStrictlyAndNamedInTheirError() {
+        RouterMain main = new RouterMain();
+        new CommandLine(main).parseArgs("--deny-cidr", "100.100.100.200/32", "--allow-cidr", "100.64.0.0/10");
+        assertThat(main.addressPolicy().denied()).hasToString("[100.100.100.200/32]");
+        assertThat(main.addressPolicy().allowed()).hasToString("[100.64.0.0/10]");
+        RouterMain bad = new RouterMain();
+        new CommandLine(bad).parseArgs("--allow-cidr", "10.0.0.1/8");
+        org.assertj.core.api.Assertions.assertThatThrownBy(bad::addressPolicy)
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessage("--deny-cidr/--allow-cidr: CIDR '10.0.0.1/8' has host bits set beyond /8");
+    }
 
-  @Test
-  void rbacGrantsOnlyWhatTheRouterUses() throws Exception {
-    ClusterRole role = load("rbac.yaml").stream().filter(ClusterRole.class::isInstance)
-        .map(ClusterRole.class::cast).findFirst().orElseThrow();
-    assertThat(role.getRules()).hasSize(3);
-    assertThat(role.getRules().get(0).getResources()).containsExactly("pods", "services");
-    assertThat(role.getRules().get(0).getVerbs()).containsExactlyInAnyOrder("get", "list", "watch");
-    assertThat(role.getRules().get(1).getResources()).containsExactly("tokenreviews");
-    assertThat(role.getRules().get(1).getVerbs()).containsExactly("create");
-    assertThat(role.getRules().get(2).getApiGroups()).containsExactly("authorization.k8s.io");
-    assertThat(role.getRules().get(2).getResources()).containsExactly("subjectaccessreviews");
-    assertThat(role.getRules().get(2).getVerbs()).containsExactly("create");
-  }
+    @Test
+    void rbacGrantsOnlyWhatTheRouterUses() throws Exception {
+        ClusterRole role = load("rbac.yaml").stream()
+                .filter(ClusterRole.class::isInstance)
+                .map(ClusterRole.class::cast)
+                .findFirst()
+                .orElseThrow();
+        assertThat(role.getRules()).hasSize(3);
+        assertThat(role.getRules().get(0).getResources()).containsExactly("pods", "services");
+        assertThat(role.getRules().get(0).getVerbs()).containsExactlyInAnyOrder("get", "list", "watch");
+        assertThat(role.getRules().get(1).getResources()).containsExactly("tokenreviews");
+        assertThat(role.getRules().get(1).getVerbs()).containsExactly("create");
+        assertThat(role.getRules().get(2).getApiGroups()).containsExactly("authorization.k8s.io");
+        assertThat(role.getRules().get(2).getResources()).containsExactly("subjectaccessreviews");
+        assertThat(role.getRules().get(2).getVerbs()).containsExactly("create");
+    }
 }

@@ -26,91 +26,98 @@ import org.junit.jupiter.api.Test;
  * passed would reach only the test's own backend (whose request log then fails the test).
  */
 class LoopbackVettingTest {
-  static final String NAME = "sb.team-a.svc." + RouterFixture.DOMAIN;
-  static HttpBackend backend;
+    static final String NAME = "sb.team-a.svc." + RouterFixture.DOMAIN;
+    static HttpBackend backend;
 
-  @BeforeAll
-  static void start() throws Exception {
-    backend = new HttpBackend();
-  }
-
-  @AfterAll
-  static void stop() {
-    backend.close();
-  }
-
-  private static RouterFixture router(RouterConfig config, PodCache cache) throws InterruptedException {
-    return new RouterFixture(config, cache, (ns, n) -> true, new AllowAllAuthorizer(),
-        Map.of(NAME, List.of(RouterFixture.LOOPBACK)));
-  }
-
-  private static HttpResponse<String> get(RouterFixture r, String podIp) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(r.uri("/v")).timeout(Duration.ofSeconds(30))
-        .header("X-Sandbox-ID", "sb").header("X-Sandbox-Namespace", "team-a")
-        .header("X-Sandbox-Port", Integer.toString(backend.port()));
-    if (podIp != null) {
-      b.header("X-Sandbox-Pod-IP", podIp);
+    @BeforeAll
+    static void start() throws Exception {
+        backend = new HttpBackend();
     }
-    return r.http.send(b.build(), BodyHandlers.ofString());
-  }
 
-  @Test
-  void aSandboxNameResolvingToLoopbackIsNotProxied() throws Exception {
-    try (RouterFixture r = router(RouterFixture.config(), PodCache.DISABLED)) {
-      int before = backend.seen.size();
-      HttpResponse<String> res = get(r, null);
-      assertThat(res.statusCode()).isEqualTo(502);
-      assertThat(res.body()).isEqualTo("{\"detail\":\"Refusing to dial the backend sandbox team-a/sb: its dns address"
-          + " is loopback (127.0.0.0/8, ::1/128).\"}");
-      assertThat(r.dnsLookups).containsExactly(NAME); // looked up once, refused, not retried
-      assertThat(r.metrics.refusedAddressCount(ResolvedTarget.Source.DNS)).isEqualTo(1);
-      assertThat(backend.seen).hasSize(before);
+    @AfterAll
+    static void stop() {
+        backend.close();
     }
-  }
 
-  @Test
-  void aCachedPodIpOnLoopbackIsNotProxied() throws Exception {
-    PodCache cache = new FixedPodCache(Map.of("team-a/sb", "127.0.0.1"));
-    try (RouterFixture r = router(RouterFixture.config(), cache)) {
-      int before = backend.seen.size();
-      HttpResponse<String> res = get(r, null);
-      assertThat(res.statusCode()).isEqualTo(502);
-      assertThat(res.body()).contains("its cache address is loopback");
-      assertThat(r.dnsLookups).isEmpty();
-      assertThat(backend.seen).hasSize(before);
+    private static RouterFixture router(RouterConfig config, PodCache cache) throws InterruptedException {
+        return new RouterFixture(
+                config,
+                cache,
+                (ns, n) -> true,
+                new AllowAllAuthorizer(),
+                Map.of(NAME, List.of(RouterFixture.LOOPBACK)));
     }
-  }
 
-  @Test
-  void allowCidrLiftsLoopbackForEverySourceAndDenyCidrWins() throws Exception {
-    int before = backend.seen.size();
-    AddressPolicy allow = AddressPolicy.builtIn().allowing(List.of(Cidr.parse("127.0.0.0/8")));
-    try (RouterFixture r = router(RouterFixture.config().withAddressPolicy(allow), PodCache.DISABLED)) {
-      assertThat(get(r, null).statusCode()).isEqualTo(200);
-      assertThat(backend.seen).hasSize(before + 1);
+    private static HttpResponse<String> get(RouterFixture r, String podIp) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(r.uri("/v"))
+                .timeout(Duration.ofSeconds(30))
+                .header("X-Sandbox-ID", "sb")
+                .header("X-Sandbox-Namespace", "team-a")
+                .header("X-Sandbox-Port", Integer.toString(backend.port()));
+        if (podIp != null) {
+            b.header("X-Sandbox-Pod-IP", podIp);
+        }
+        return r.http.send(b.build(), BodyHandlers.ofString());
     }
-    AddressPolicy deny = new AddressPolicy(List.of(Cidr.parse("127.0.0.1/32")), List.of(Cidr.parse("127.0.0.0/8")));
-    try (RouterFixture r = router(
-        RouterFixture.config().withAddressPolicy(deny).withAllowLoopbackPodIp(true), PodCache.DISABLED)) {
-      HttpResponse<String> viaHeader = get(r, "127.0.0.1");
-      assertThat(viaHeader.statusCode()).isEqualTo(400);
-      assertThat(viaHeader.body()).isEqualTo("{\"detail\":\"Invalid target IP address: 127.0.0.1 is in denied range"
-          + " 127.0.0.1/32 (--deny-cidr).\"}");
-      HttpResponse<String> viaDns = get(r, null);
-      assertThat(viaDns.statusCode()).isEqualTo(502);
-      assertThat(viaDns.body()).contains("its dns address is in denied range 127.0.0.1/32 (--deny-cidr)");
-      assertThat(backend.seen).hasSize(before + 1);
-    }
-  }
 
-  @Test
-  void loopbackPodIpFlagCoversOnlyTheHeader() throws Exception {
-    try (RouterFixture r = router(
-        RouterFixture.config().withAllowLoopbackPodIp(true), PodCache.DISABLED)) {
-      int before = backend.seen.size();
-      assertThat(get(r, "127.0.0.1").statusCode()).isEqualTo(200);
-      assertThat(get(r, null).statusCode()).isEqualTo(502); // the same loopback, found by DNS
-      assertThat(backend.seen).hasSize(before + 1);
+    @Test
+    void aSandboxNameResolvingToLoopbackIsNotProxied() throws Exception {
+        try (RouterFixture r = router(RouterFixture.config(), PodCache.DISABLED)) {
+            int before = backend.seen.size();
+            HttpResponse<String> res = get(r, null);
+            assertThat(res.statusCode()).isEqualTo(502);
+            assertThat(res.body())
+                    .isEqualTo("{\"detail\":\"Refusing to dial the backend sandbox team-a/sb: its dns address"
+                            + " is loopback (127.0.0.0/8, ::1/128).\"}");
+            assertThat(r.dnsLookups).containsExactly(NAME); // looked up once, refused, not retried
+            assertThat(r.metrics.refusedAddressCount(ResolvedTarget.Source.DNS)).isEqualTo(1);
+            assertThat(backend.seen).hasSize(before);
+        }
     }
-  }
+
+    @Test
+    void aCachedPodIpOnLoopbackIsNotProxied() throws Exception {
+        PodCache cache = new FixedPodCache(Map.of("team-a/sb", "127.0.0.1"));
+        try (RouterFixture r = router(RouterFixture.config(), cache)) {
+            int before = backend.seen.size();
+            HttpResponse<String> res = get(r, null);
+            assertThat(res.statusCode()).isEqualTo(502);
+            assertThat(res.body()).contains("its cache address is loopback");
+            assertThat(r.dnsLookups).isEmpty();
+            assertThat(backend.seen).hasSize(before);
+        }
+    }
+
+    @Test
+    void allowCidrLiftsLoopbackForEverySourceAndDenyCidrWins() throws Exception {
+        int before = backend.seen.size();
+        AddressPolicy allow = AddressPolicy.builtIn().allowing(List.of(Cidr.parse("127.0.0.0/8")));
+        try (RouterFixture r = router(RouterFixture.config().withAddressPolicy(allow), PodCache.DISABLED)) {
+            assertThat(get(r, null).statusCode()).isEqualTo(200);
+            assertThat(backend.seen).hasSize(before + 1);
+        }
+        AddressPolicy deny = new AddressPolicy(List.of(Cidr.parse("127.0.0.1/32")), List.of(Cidr.parse("127.0.0.0/8")));
+        try (RouterFixture r = router(
+                RouterFixture.config().withAddressPolicy(deny).withAllowLoopbackPodIp(true), PodCache.DISABLED)) {
+            HttpResponse<String> viaHeader = get(r, "127.0.0.1");
+            assertThat(viaHeader.statusCode()).isEqualTo(400);
+            assertThat(viaHeader.body())
+                    .isEqualTo("{\"detail\":\"Invalid target IP address: 127.0.0.1 is in denied range"
+                            + " 127.0.0.1/32 (--deny-cidr).\"}");
+            HttpResponse<String> viaDns = get(r, null);
+            assertThat(viaDns.statusCode()).isEqualTo(502);
+            assertThat(viaDns.body()).contains("its dns address is in denied range 127.0.0.1/32 (--deny-cidr)");
+            assertThat(backend.seen).hasSize(before + 1);
+        }
+    }
+
+    @Test
+    void loopbackPodIpFlagCoversOnlyTheHeader() throws Exception {
+        try (RouterFixture r = router(RouterFixture.config().withAllowLoopbackPodIp(true), PodCache.DISABLED)) {
+            int before = backend.seen.size();
+            assertThat(get(r, "127.0.0.1").statusCode()).isEqualTo(200);
+            assertThat(get(r, null).statusCode()).isEqualTo(502); // the same loopback, found by DNS
+            assertThat(backend.seen).hasSize(before + 1);
+        }
+    }
 }

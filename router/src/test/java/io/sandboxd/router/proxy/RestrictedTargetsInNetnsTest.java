@@ -16,21 +16,27 @@ import org.junit.jupiter.api.Test;
  * asking and refuses to run if it sees any other interface.
  */
 class RestrictedTargetsInNetnsTest {
-  @Test
-  void everyRestrictedTargetIsRefusedFromEverySource() throws Exception {
-    String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-    List<String> cmd = List.of("unshare", "--net", "--", "/bin/sh", "-c",
-        "ip link set lo up && exec \"$0\" -cp \"$1\" io.sandboxd.router.testing.NetnsVettingProbe",
-        java, System.getProperty("java.class.path"));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    boolean done = p.waitFor(120, TimeUnit.SECONDS);
-    if (!done) {
-      p.destroyForcibly();
+    @Test
+    void everyRestrictedTargetIsRefusedFromEverySource() throws Exception {
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        List<String> cmd = List.of(
+                "unshare",
+                "--net",
+                "--",
+                "/bin/sh",
+                "-c",
+                "ip link set lo up && exec \"$0\" -cp \"$1\" io.sandboxd.router.testing.NetnsVettingProbe",
+                java,
+                System.getProperty("java.class.path"));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        boolean done = p.waitFor(120, TimeUnit.SECONDS);
+        if (!done) {
+            p.destroyForcibly();
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(done).as("probe finished:\n%s", out).isTrue();
+        assertThat(p.exitValue()).as("probe output:\n%s", out).isZero();
+        assertThat(out).contains("probe OK").doesNotContain("FAIL ");
+        assertThat(out.lines().filter(l -> l.startsWith("ok   ")).count()).isEqualTo(24 + 9 + 4 + 1);
     }
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(done).as("probe finished:\n%s", out).isTrue();
-    assertThat(p.exitValue()).as("probe output:\n%s", out).isZero();
-    assertThat(out).contains("probe OK").doesNotContain("FAIL ");
-    assertThat(out.lines().filter(l -> l.startsWith("ok   ")).count()).isEqualTo(24 + 9 + 4 + 1);
-  }
 }

@@ -29,60 +29,68 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@code 200}, a body "METHOD PATH BYTES" (BYTES = request body size) and records each request's headers.
  */
 public final class H2EchoBackend implements AutoCloseable {
-  private final EventLoopGroup group = Transport.group(1, "h2-backend");
-  private final Channel channel;
-  public final List<Http2Headers> requests = new CopyOnWriteArrayList<>();
+    private final EventLoopGroup group = Transport.group(1, "h2-backend");
+    private final Channel channel;
+    public final List<Http2Headers> requests = new CopyOnWriteArrayList<>();
 
-  public H2EchoBackend() throws InterruptedException {
-    channel = new ServerBootstrap().group(group).channel(Transport.serverChannel())
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast(Http2FrameCodecBuilder.forServer().build(),
-                new Http2MultiplexHandler(new ChannelInitializer<Channel>() {
-                  @Override
-                  protected void initChannel(Channel stream) {
-                    stream.pipeline().addLast(new Echo());
-                  }
-                }));
-          }
-        })
-        .bind("127.0.0.1", 0).sync().channel();
-  }
+    public H2EchoBackend() throws InterruptedException {
+        channel = new ServerBootstrap()
+                .group(group)
+                .channel(Transport.serverChannel())
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline()
+                                .addLast(
+                                        Http2FrameCodecBuilder.forServer().build(),
+                                        new Http2MultiplexHandler(new ChannelInitializer<Channel>() {
+                                            @Override
+                                            protected void initChannel(Channel stream) {
+                                                stream.pipeline().addLast(new Echo());
+                                            }
+                                        }));
+                    }
+                })
+                .bind("127.0.0.1", 0)
+                .sync()
+                .channel();
+    }
 
-  public int port() {
-    return ((InetSocketAddress) channel.localAddress()).getPort();
-  }
+    public int port() {
+        return ((InetSocketAddress) channel.localAddress()).getPort();
+    }
 
-  private final class Echo extends ChannelInboundHandlerAdapter {
-    private Http2Headers head;
-    private long bytes;
+    private final class Echo extends ChannelInboundHandlerAdapter {
+        private Http2Headers head;
+        private long bytes;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            boolean end = false;
+            if (msg instanceof Http2HeadersFrame h) {
+                if (head == null) {
+                    head = h.headers();
+                    requests.add(head);
+                }
+                end = h.isEndStream();
+            } else if (msg instanceof Http2DataFrame d) {
+                bytes += d.content().readableBytes();
+                end = d.isEndStream();
+            }
+            ReferenceCountUtil.release(msg);
+            if (end) {
+                ByteBuf body =
+                        Unpooled.copiedBuffer(head.method() + " " + head.path() + " " + bytes, StandardCharsets.UTF_8);
+                ctx.write(new DefaultHttp2HeadersFrame(
+                        new DefaultHttp2Headers().status("200").set("x-echo", "yes")));
+                ctx.writeAndFlush(new DefaultHttp2DataFrame(body, true));
+            }
+        }
+    }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      boolean end = false;
-      if (msg instanceof Http2HeadersFrame h) {
-        if (head == null) {
-          head = h.headers();
-          requests.add(head);
-        }
-        end = h.isEndStream();
-      } else if (msg instanceof Http2DataFrame d) {
-        bytes += d.content().readableBytes();
-        end = d.isEndStream();
-      }
-      ReferenceCountUtil.release(msg);
-      if (end) {
-        ByteBuf body = Unpooled.copiedBuffer(head.method() + " " + head.path() + " " + bytes, StandardCharsets.UTF_8);
-        ctx.write(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("200").set("x-echo", "yes")));
-        ctx.writeAndFlush(new DefaultHttp2DataFrame(body, true));
-      }
+    public void close() {
+        channel.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
     }
-  }
-
-  @Override
-  public void close() {
-    channel.close().syncUninterruptibly();
-    group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
-  }
 }

@@ -22,71 +22,108 @@ import java.util.Map;
  * the case. Refuses to send anything unless the namespace really has no interface but {@code lo}.
  */
 public final class NetnsVettingProbe {
-  private NetnsVettingProbe() {}
+    private NetnsVettingProbe() {}
 
-  public static void main(String[] args) throws Exception {
-    for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-      if (!nif.isLoopback()) {
-        System.out.println("REFUSING to run: interface " + nif.getName() + " exists; run me in `unshare --net`");
-        System.exit(3);
-      }
+    public static void main(String[] args) throws Exception {
+        for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            if (!nif.isLoopback()) {
+                System.out.println(
+                        "REFUSING to run: interface " + nif.getName() + " exists; run me in `unshare --net`");
+                System.exit(3);
+            }
+        }
+        Map<String, List<String>> dns = new LinkedHashMap<>();
+        dns.put("metadata", List.of("169.254.169.254"));
+        dns.put("mixed", List.of("10.1.2.3", "169.254.169.254"));
+        dns.put("aws-v6", List.of("fd00:ec2::254"));
+        dns.put("alibaba", List.of("100.100.100.200"));
+        dns.put("oracle", List.of("192.0.0.192"));
+        dns.put("nat64", List.of("64:ff9b::a9fe:a9fe"));
+        dns.put("sixtofour", List.of("2002:a9fe:a9fe::1"));
+        dns.put("mapped", List.of("::ffff:169.254.169.254"));
+        dns.put("node", List.of("10.1.2.3", "127.0.0.1"));
+        Map<String, List<InetAddress>> names = new LinkedHashMap<>();
+        for (var e : dns.entrySet()) {
+            List<InetAddress> a = new ArrayList<>();
+            for (String ip : e.getValue()) {
+                a.add(InetAddress.getByAddress(IpLiteral.parse(ip)));
+            }
+            names.put(e.getKey() + ".team-a.svc." + RouterFixture.DOMAIN, a);
+        }
+        Map<String, String> cached = Map.of(
+                "team-a/c-metadata",
+                "169.254.169.254",
+                "team-a/c-cgnat",
+                "100.100.100.200",
+                "team-a/c-ula",
+                "fd00:ec2::254",
+                "team-a/c-linklocal6",
+                "fe80::1");
+        List<String> headerIps = List.of(
+                "169.254.169.254",
+                "169.254.0.1",
+                "fe80::1",
+                "224.0.0.1",
+                "ff02::1",
+                "0.0.0.0",
+                "::",
+                "255.255.255.255",
+                "240.0.0.1",
+                "100.64.0.1",
+                "100.100.100.200",
+                "192.0.0.192",
+                "fd00:ec2::254",
+                "fc00::1",
+                "fec0::1",
+                "::ffff:169.254.169.254",
+                "::ffff:100.100.100.200",
+                "64:ff9b::a9fe:a9fe",
+                "64:ff9b::100.100.100.200",
+                "64:ff9b:1::a9fe:a9fe",
+                "2002:a9fe:a9fe::1",
+                "2001:0:a9fe:a9fe::",
+                "::169.254.169.254",
+                "::ffff:0:a9fe:a9fe");
+        int failures = 0;
+        try (RouterFixture router = new RouterFixture(
+                RouterFixture.config(), new FixedPodCache(cached), (ns, n) -> true, new AllowAllAuthorizer(), names)) {
+            for (String ip : headerIps) {
+                failures += check(router, "pod-ip " + ip, "sb", ip, 400, "Invalid target IP address: ");
+            }
+            for (String n : dns.keySet()) {
+                failures += check(
+                        router, "dns " + n + " -> " + dns.get(n), n, null, 502, "Refusing to dial the backend sandbox");
+            }
+            for (String key : cached.keySet()) {
+                String id = key.substring(key.indexOf('/') + 1);
+                failures += check(
+                        router,
+                        "cache " + id + " -> " + cached.get(key),
+                        id,
+                        null,
+                        502,
+                        "Refusing to dial the backend sandbox");
+            }
+            // Control: an allowed address is dialled, and in here it reaches nothing.
+            failures += check(router, "control pod-ip 10.1.2.3", "sb", "10.1.2.3", 502, "Could not connect");
+        }
+        System.out.println(failures == 0 ? "probe OK" : "probe FAILED: " + failures);
+        System.exit(failures == 0 ? 0 : 1);
     }
-    Map<String, List<String>> dns = new LinkedHashMap<>();
-    dns.put("metadata", List.of("169.254.169.254"));
-    dns.put("mixed", List.of("10.1.2.3", "169.254.169.254"));
-    dns.put("aws-v6", List.of("fd00:ec2::254"));
-    dns.put("alibaba", List.of("100.100.100.200"));
-    dns.put("oracle", List.of("192.0.0.192"));
-    dns.put("nat64", List.of("64:ff9b::a9fe:a9fe"));
-    dns.put("sixtofour", List.of("2002:a9fe:a9fe::1"));
-    dns.put("mapped", List.of("::ffff:169.254.169.254"));
-    dns.put("node", List.of("10.1.2.3", "127.0.0.1"));
-    Map<String, List<InetAddress>> names = new LinkedHashMap<>();
-    for (var e : dns.entrySet()) {
-      List<InetAddress> a = new ArrayList<>();
-      for (String ip : e.getValue()) {
-        a.add(InetAddress.getByAddress(IpLiteral.parse(ip)));
-      }
-      names.put(e.getKey() + ".team-a.svc." + RouterFixture.DOMAIN, a);
-    }
-    Map<String, String> cached = Map.of("team-a/c-metadata", "169.254.169.254", "team-a/c-cgnat", "100.100.100.200",
-        "team-a/c-ula", "fd00:ec2::254", "team-a/c-linklocal6", "fe80::1");
-    List<String> headerIps = List.of("169.254.169.254", "169.254.0.1", "fe80::1", "224.0.0.1", "ff02::1", "0.0.0.0",
-        "::", "255.255.255.255", "240.0.0.1", "100.64.0.1", "100.100.100.200", "192.0.0.192", "fd00:ec2::254",
-        "fc00::1", "fec0::1", "::ffff:169.254.169.254", "::ffff:100.100.100.200", "64:ff9b::a9fe:a9fe",
-        "64:ff9b::100.100.100.200", "64:ff9b:1::a9fe:a9fe", "2002:a9fe:a9fe::1", "2001:0:a9fe:a9fe::",
-        "::169.254.169.254", "::ffff:0:a9fe:a9fe");
-    int failures = 0;
-    try (RouterFixture router = new RouterFixture(RouterFixture.config(), new FixedPodCache(cached),
-        (ns, n) -> true, new AllowAllAuthorizer(), names)) {
-      for (String ip : headerIps) {
-        failures += check(router, "pod-ip " + ip, "sb", ip, 400, "Invalid target IP address: ");
-      }
-      for (String n : dns.keySet()) {
-        failures += check(router, "dns " + n + " -> " + dns.get(n), n, null, 502, "Refusing to dial the backend sandbox");
-      }
-      for (String key : cached.keySet()) {
-        String id = key.substring(key.indexOf('/') + 1);
-        failures += check(router, "cache " + id + " -> " + cached.get(key), id, null, 502,
-            "Refusing to dial the backend sandbox");
-      }
-      // Control: an allowed address is dialled, and in here it reaches nothing.
-      failures += check(router, "control pod-ip 10.1.2.3", "sb", "10.1.2.3", 502, "Could not connect");
-    }
-    System.out.println(failures == 0 ? "probe OK" : "probe FAILED: " + failures);
-    System.exit(failures == 0 ? 0 : 1);
-  }
 
-  private static int check(RouterFixture r, String name, String id, String podIp, int status, String detail)
-      throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(r.uri("/latest/meta-data/")).timeout(Duration.ofSeconds(20))
-        .header("X-Sandbox-ID", id).header("X-Sandbox-Namespace", "team-a").header("X-Sandbox-Port", "80");
-    if (podIp != null) {
-      b.header("X-Sandbox-Pod-IP", podIp);
+    private static int check(RouterFixture r, String name, String id, String podIp, int status, String detail)
+            throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(r.uri("/latest/meta-data/"))
+                .timeout(Duration.ofSeconds(20))
+                .header("X-Sandbox-ID", id)
+                .header("X-Sandbox-Namespace", "team-a")
+                .header("X-Sandbox-Port", "80");
+        if (podIp != null) {
+            b.header("X-Sandbox-Pod-IP", podIp);
+        }
+        HttpResponse<String> res = r.http.send(b.build(), BodyHandlers.ofString());
+        boolean ok = res.statusCode() == status && res.body().startsWith("{\"detail\":\"" + detail);
+        System.out.println((ok ? "ok   " : "FAIL ") + name + ": " + res.statusCode() + " " + res.body());
+        return ok ? 0 : 1;
     }
-    HttpResponse<String> res = r.http.send(b.build(), BodyHandlers.ofString());
-    boolean ok = res.statusCode() == status && res.body().startsWith("{\"detail\":\"" + detail);
-    System.out.println((ok ? "ok   " : "FAIL ") + name + ": " + res.statusCode() + " " + res.body());
-    return ok ? 0 : 1;
-  }
 }

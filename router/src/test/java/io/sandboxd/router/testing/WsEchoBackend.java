@@ -24,54 +24,55 @@ import java.util.concurrent.TimeUnit;
 
 /** A real WebSocket echo server on 127.0.0.1 (Netty); records each handshake's headers. */
 public final class WsEchoBackend implements AutoCloseable {
-  private final EventLoopGroup group = Transport.group(1, "ws-backend");
-  private final Channel channel;
-  public final List<HttpHeaders> handshakes = new CopyOnWriteArrayList<>();
+    private final EventLoopGroup group = Transport.group(1, "ws-backend");
+    private final Channel channel;
+    public final List<HttpHeaders> handshakes = new CopyOnWriteArrayList<>();
 
-  public WsEchoBackend() throws InterruptedException {
-    channel =
-        new ServerBootstrap()
-            .group(group)
-            .channel(Transport.serverChannel())
-            .childHandler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ch.pipeline()
-                        .addLast(new HttpServerCodec())
-                        .addLast(new HttpObjectAggregator(65536))
-                        .addLast(new ChannelInboundHandlerAdapter() {
-                          @Override
-                          public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                            if (msg instanceof FullHttpRequest r) {
-                              handshakes.add(r.headers().copy());
-                            }
-                            ctx.fireChannelRead(msg);
-                          }
-                        })
-                        .addLast(new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
-                            .websocketPath("/").checkStartsWith(true).maxFramePayloadLength(1 << 20).build()))
-                        .addLast(new WebSocketFrameAggregator(1 << 20))
-                        .addLast(new SimpleChannelInboundHandler<TextWebSocketFrame>() {
-                          @Override
-                          protected void channelRead0(ChannelHandlerContext ctx, TextWebSocketFrame f) {
-                            ctx.writeAndFlush(new TextWebSocketFrame("echo:" + f.text()));
-                          }
-                        });
-                  }
+    public WsEchoBackend() throws InterruptedException {
+        channel = new ServerBootstrap()
+                .group(group)
+                .channel(Transport.serverChannel())
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline()
+                                .addLast(new HttpServerCodec())
+                                .addLast(new HttpObjectAggregator(65536))
+                                .addLast(new ChannelInboundHandlerAdapter() {
+                                    @Override
+                                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                        if (msg instanceof FullHttpRequest r) {
+                                            handshakes.add(r.headers().copy());
+                                        }
+                                        ctx.fireChannelRead(msg);
+                                    }
+                                })
+                                .addLast(new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
+                                        .websocketPath("/")
+                                        .checkStartsWith(true)
+                                        .maxFramePayloadLength(1 << 20)
+                                        .build()))
+                                .addLast(new WebSocketFrameAggregator(1 << 20))
+                                .addLast(new SimpleChannelInboundHandler<TextWebSocketFrame>() {
+                                    @Override
+                                    protected void channelRead0(ChannelHandlerContext ctx, TextWebSocketFrame f) {
+                                        ctx.writeAndFlush(new TextWebSocketFrame("echo:" + f.text()));
+                                    }
+                                });
+                    }
                 })
-            .bind("127.0.0.1", 0)
-            .sync()
-            .channel();
-  }
+                .bind("127.0.0.1", 0)
+                .sync()
+                .channel();
+    }
 
-  public int port() {
-    return ((InetSocketAddress) channel.localAddress()).getPort();
-  }
+    public int port() {
+        return ((InetSocketAddress) channel.localAddress()).getPort();
+    }
 
-  @Override
-  public void close() {
-    channel.close().syncUninterruptibly();
-    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-  }
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
 }

@@ -75,7 +75,9 @@ public final class HeapProbe {
 
     private String run(long pid, String command) {
         try {
-            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), command).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), command)
+                    .redirectErrorStream(true)
+                    .start();
             p.getOutputStream().close();
             byte[] out;
             try (InputStream in = p.getInputStream()) {

@@ -28,7 +28,12 @@ public record ProcStat(long pid, String comm, char state, long ppid, long pgrp, 
             long pid = Long.parseLong(line.substring(0, open).trim());
             String comm = line.substring(open + 1, close);
             String[] rest = line.substring(close + 2).split(" ");
-            return new ProcStat(pid, comm, rest[0].charAt(0), Long.parseLong(rest[1]), Long.parseLong(rest[2]),
+            return new ProcStat(
+                    pid,
+                    comm,
+                    rest[0].charAt(0),
+                    Long.parseLong(rest[1]),
+                    Long.parseLong(rest[2]),
                     Long.parseLong(rest[3]));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("not a /proc stat line: " + line, e);
@@ -38,8 +43,8 @@ public record ProcStat(long pid, String comm, char state, long ppid, long pgrp, 
     /** Reads a process's stat; empty if it has gone (a race that is normal while walking /proc). */
     public static Optional<ProcStat> read(long pid) {
         try {
-            return Optional.of(parse(Files.readString(Path.of("/proc", Long.toString(pid), "stat"),
-                    StandardCharsets.ISO_8859_1)));
+            return Optional.of(
+                    parse(Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.ISO_8859_1)));
         } catch (IOException | IllegalArgumentException e) {
             return Optional.empty();
         }

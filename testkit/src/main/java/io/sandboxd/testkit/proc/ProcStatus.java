@@ -16,8 +16,8 @@ import java.util.Optional;
  *                     file-backed and shared through the page cache
  * @param sigIgnMask   {@code SigIgn}: bit N-1 set means signal N is ignored
  */
-public record ProcStatus(String name, int threads, long rssBytes, long peakRssBytes, long anonRssBytes,
-                         long sigIgnMask) {
+public record ProcStatus(
+        String name, int threads, long rssBytes, long peakRssBytes, long anonRssBytes, long sigIgnMask) {
 
     /** True if the process ignores signal number {@code signal} (e.g. 2 for SIGINT). */
     public boolean ignores(int signal) {
@@ -44,8 +44,7 @@ public record ProcStatus(String name, int threads, long rssBytes, long peakRssBy
                 case "VmHWM" -> hwm = kib(value);
                 case "RssAnon" -> anon = kib(value);
                 case "SigIgn" -> sigIgn = Long.parseUnsignedLong(value, 16);
-                default -> {
-                }
+                default -> {}
             }
         }
         return new ProcStatus(name, threads, rss, hwm, anon, sigIgn);
@@ -54,8 +53,8 @@ public record ProcStatus(String name, int threads, long rssBytes, long peakRssBy
     /** Reads a process's status; empty if it has gone. */
     public static Optional<ProcStatus> read(long pid) {
         try {
-            return Optional.of(parse(Files.readString(Path.of("/proc", Long.toString(pid), "status"),
-                    StandardCharsets.ISO_8859_1)));
+            return Optional.of(parse(
+                    Files.readString(Path.of("/proc", Long.toString(pid), "status"), StandardCharsets.ISO_8859_1)));
         } catch (IOException e) {
             return Optional.empty();
         }

@@ -117,7 +117,9 @@ public final class ProcessObserver {
 
     /** Live descendants whose command name is {@code comm}. */
     public List<ProcStat> liveDescendantsNamed(String comm) {
-        return descendants().stream().filter(p -> p.comm().equals(comm) && !p.zombie()).toList();
+        return descendants().stream()
+                .filter(p -> p.comm().equals(comm) && !p.zombie())
+                .toList();
     }
 
     /** Threads, fds, memory and descendants; no GC is forced, the heap is left empty. */
@@ -135,8 +137,14 @@ public final class ProcessObserver {
         List<ProcStat> descendants = descendants();
         int zombies = (int) descendants.stream().filter(ProcStat::zombie).count();
         ProcStatus st = status();
-        return new ResourceSnapshot(st.threads(), fds(), st.rssBytes(), privateDirtyBytes(), heapUsed,
-                descendants.size() - zombies, zombies);
+        return new ResourceSnapshot(
+                st.threads(),
+                fds(),
+                st.rssBytes(),
+                privateDirtyBytes(),
+                heapUsed,
+                descendants.size() - zombies,
+                zombies);
     }
 
     private List<String> lines(String file) {

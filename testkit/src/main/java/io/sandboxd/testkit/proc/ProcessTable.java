@@ -79,7 +79,9 @@ public final class ProcessTable {
 
     /** The live (non-zombie) processes of session {@code sid}. */
     public List<ProcStat> liveInSession(long sid) {
-        return byPid.values().stream().filter(s -> s.session() == sid && !s.zombie()).toList();
+        return byPid.values().stream()
+                .filter(s -> s.session() == sid && !s.zombie())
+                .toList();
     }
 
     /** Live processes anywhere with {@code marker} as one whole command-line argument. */
@@ -90,8 +92,8 @@ public final class ProcessTable {
                 continue;
             }
             try {
-                String cmdline = Files.readString(Path.of("/proc", Long.toString(s.pid()), "cmdline"),
-                        StandardCharsets.ISO_8859_1);
+                String cmdline = Files.readString(
+                        Path.of("/proc", Long.toString(s.pid()), "cmdline"), StandardCharsets.ISO_8859_1);
                 if (("\0" + cmdline).contains("\0" + marker + "\0")) {
                     out.add(s);
                 }

@@ -1,6 +1,5 @@
 package io.sandboxd.testkit.raw;
 
-import javax.net.ssl.SSLSocketFactory;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -23,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * HTTP/1.1 over one plain socket, for what no well-behaved client sends or shows: exact bytes
@@ -35,6 +35,7 @@ import java.util.Map;
 public final class RawHttp implements AutoCloseable {
     /** Largest body {@link #read()} keeps in memory; stream bigger ones to a sink. */
     public static final int MAX_KEPT_BODY = 64 * 1024 * 1024;
+
     private static final int MAX_LINE = 64 * 1024;
 
     /** The peer closed (or reset) the connection before a complete response head. */
@@ -152,14 +153,16 @@ public final class RawHttp implements AutoCloseable {
      */
     public RawResponse exchange(RawRequest head, InputStream body) throws IOException {
         send(head);
-        Thread writer = new Thread(() -> {
-            try (body) {
-                body.transferTo(out);
-                out.flush();
-            } catch (IOException e) {
-                // the server answered early and closed; the response says what happened
-            }
-        }, "raw-http-body-writer");
+        Thread writer = new Thread(
+                () -> {
+                    try (body) {
+                        body.transferTo(out);
+                        out.flush();
+                    } catch (IOException e) {
+                        // the server answered early and closed; the response says what happened
+                    }
+                },
+                "raw-http-body-writer");
         writer.setDaemon(true);
         writer.start();
         try {
@@ -191,7 +194,8 @@ public final class RawHttp implements AutoCloseable {
         String statusLine = line(true);
         String[] parts = statusLine.split(" ", 3);
         if (parts.length < 2 || !parts[0].startsWith("HTTP/")) {
-            throw new IOException("not an HTTP status line: " + excerpt(statusLine.getBytes(StandardCharsets.ISO_8859_1), 120));
+            throw new IOException(
+                    "not an HTTP status line: " + excerpt(statusLine.getBytes(StandardCharsets.ISO_8859_1), 120));
         }
         int status;
         try {
@@ -277,7 +281,8 @@ public final class RawHttp implements AutoCloseable {
         for (String l = line(false); !l.isEmpty(); l = line(false)) {
             int colon = l.indexOf(':');
             if (colon > 0) {
-                out.add(Map.entry(l.substring(0, colon).trim(), l.substring(colon + 1).trim()));
+                out.add(Map.entry(
+                        l.substring(0, colon).trim(), l.substring(colon + 1).trim()));
             }
         }
         return out;

@@ -20,8 +20,8 @@ public final class RawRequest {
     private final byte[] body;
     private final boolean contentLength;
 
-    private RawRequest(String method, String target, List<Map.Entry<String, String>> headers, byte[] body,
-                       boolean contentLength) {
+    private RawRequest(
+            String method, String target, List<Map.Entry<String, String>> headers, byte[] body, boolean contentLength) {
         this.method = method;
         this.target = target;
         this.headers = List.copyOf(headers);
@@ -94,7 +94,8 @@ public final class RawRequest {
         boolean length = false;
         for (Map.Entry<String, String> h : headers) {
             host |= h.getKey().equalsIgnoreCase("Host");
-            length |= h.getKey().equalsIgnoreCase("Content-Length") || h.getKey().equalsIgnoreCase("Transfer-Encoding");
+            length |=
+                    h.getKey().equalsIgnoreCase("Content-Length") || h.getKey().equalsIgnoreCase("Transfer-Encoding");
         }
         if (!host && hostPort != null) {
             sb.append("Host: ").append(hostPort).append("\r\n");

@@ -11,8 +11,14 @@ import java.util.Map;
  * body (empty when it was streamed to a sink; {@link #bodyLength()} still counts it) and, for a
  * chunked body, its trailers.
  */
-public record RawResponse(String statusLine, int status, String reason, List<Map.Entry<String, String>> headers,
-                          byte[] body, long bodyLength, List<Map.Entry<String, String>> trailers) {
+public record RawResponse(
+        String statusLine,
+        int status,
+        String reason,
+        List<Map.Entry<String, String>> headers,
+        byte[] body,
+        long bodyLength,
+        List<Map.Entry<String, String>> trailers) {
 
     /** The first value of a header (any case), or null. */
     public String header(String name) {

@@ -1,12 +1,11 @@
 package io.sandboxd.testkit.proc;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class HeapProbeTest {
     @Test
@@ -35,15 +34,22 @@ class HeapProbeTest {
 
     @Test
     void measuresAnotherJvm() throws Exception {
-        Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx64m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), Sleeper.class.getName()).start();
+        Process other = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx64m",
+                        "-XX:+UseSerialGC",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Sleeper.class.getName())
+                .start();
         try {
             assertThat(other.getInputStream().read()).isEqualTo('u');
             assertThat(HeapProbe.isJvm(other.pid())).isTrue();
             OptionalLong used = HeapProbe.fromCurrentJdk().usedAfterGc(other.pid());
             assertThat(used).isPresent();
             assertThat(used.getAsLong()).isBetween(1L, 64L << 20);
-            assertThat(new ProcessObserver(other.pid()).snapshotWithHeap().heapAfterGcBytes()).isPresent();
+            assertThat(new ProcessObserver(other.pid()).snapshotWithHeap().heapAfterGcBytes())
+                    .isPresent();
         } finally {
             other.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
@@ -57,7 +63,9 @@ class HeapProbeTest {
             ProcStatusTest.waitForComm(sleep.pid(), "sleep");
             assertThat(HeapProbe.isJvm(sleep.pid())).isFalse();
             assertThat(HeapProbe.fromCurrentJdk().usedAfterGc(sleep.pid())).isEmpty();
-            assertThat(sleep.waitFor(1, TimeUnit.SECONDS)).as("sleep still running").isFalse();
+            assertThat(sleep.waitFor(1, TimeUnit.SECONDS))
+                    .as("sleep still running")
+                    .isFalse();
         } finally {
             sleep.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }

@@ -1,9 +1,9 @@
 package io.sandboxd.testkit.proc;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
 
 class ProcStatTest {
     @Test
@@ -25,7 +25,8 @@ class ProcStatTest {
         ProcStat me = ProcStat.read(ProcessHandle.current().pid()).orElseThrow();
         assertThat(me.comm()).isEqualTo("java");
         assertThat(me.zombie()).isFalse();
-        assertThat(me.ppid()).isEqualTo(ProcessHandle.current().parent().orElseThrow().pid());
+        assertThat(me.ppid())
+                .isEqualTo(ProcessHandle.current().parent().orElseThrow().pid());
         assertThat(ProcStat.read(Integer.MAX_VALUE)).isEmpty();
     }
 
@@ -37,12 +38,18 @@ class ProcStatTest {
             // setsid forks when it is a group leader, else execs: the sleep is pid or its child.
             java.util.function.Supplier<java.util.Optional<ProcStat>> find = () -> ProcStat.read(pid)
                     .filter(s -> s.comm().equals("sleep"))
-                    .or(() -> ProcessTable.read().childrenOf(pid).stream().filter(c -> c.comm().equals("sleep")).findFirst());
-            io.sandboxd.testkit.Poll.await(java.time.Duration.ofSeconds(20), () -> find.get().isPresent(), () -> "no sleep");
+                    .or(() -> ProcessTable.read().childrenOf(pid).stream()
+                            .filter(c -> c.comm().equals("sleep"))
+                            .findFirst());
+            io.sandboxd.testkit.Poll.await(
+                    java.time.Duration.ofSeconds(20), () -> find.get().isPresent(), () -> "no sleep");
             ProcStat sleep = find.get().orElseThrow();
             assertThat(sleep.session()).isEqualTo(sleep.pid());
             assertThat(sleep.pgrp()).isEqualTo(sleep.pid());
-            assertThat(sleep.session()).isNotEqualTo(ProcStat.read(ProcessHandle.current().pid()).orElseThrow().session());
+            assertThat(sleep.session())
+                    .isNotEqualTo(ProcStat.read(ProcessHandle.current().pid())
+                            .orElseThrow()
+                            .session());
         } finally {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly().waitFor();

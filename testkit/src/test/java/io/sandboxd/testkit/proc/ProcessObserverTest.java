@@ -1,14 +1,13 @@
 package io.sandboxd.testkit.proc;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.FileInputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 class ProcessObserverTest {
     @Test
@@ -35,7 +34,9 @@ class ProcessObserverTest {
         }
         ProcessObserver gone = new ProcessObserver(p.pid());
         assertThat(gone.alive()).isFalse();
-        assertThatThrownBy(gone::threads).isInstanceOf(IllegalStateException.class).hasMessageContaining("has gone");
+        assertThatThrownBy(gone::threads)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("has gone");
         assertThatThrownBy(gone::fds).isInstanceOf(IllegalStateException.class);
     }
 
@@ -43,7 +44,8 @@ class ProcessObserverTest {
     void countsTheFdsThisJvmOpens() throws Exception {
         ProcessObserver me = new ProcessObserver(ProcessHandle.current().pid());
         int before = me.fds();
-        try (FileInputStream a = new FileInputStream("/proc/self/stat"); FileInputStream b = new FileInputStream("/proc/self/status")) {
+        try (FileInputStream a = new FileInputStream("/proc/self/stat");
+                FileInputStream b = new FileInputStream("/proc/self/status")) {
             assertThat(me.fds()).isEqualTo(before + 2);
         }
         assertThat(me.fds()).isEqualTo(before);
@@ -56,7 +58,8 @@ class ProcessObserverTest {
         // printf is a builtin of sh: the shell writes 100,000 bytes itself, its child head 500,000
         // (added when sh reaps it); then sh becomes sleep, and the counters survive exec.
         Process p = new ProcessBuilder("sh", "-c", "printf '%100000s' x; head -c 500000 /dev/zero; exec sleep 60")
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         try {
             ProcStatusTest.waitForComm(p.pid(), "sleep");
             assertThat(new ProcessObserver(p.pid()).bytesWritten()).isBetween(600_000L, 610_000L);
@@ -65,7 +68,9 @@ class ProcessObserverTest {
         }
         ProcessObserver me = new ProcessObserver(ProcessHandle.current().pid());
         long before = me.bytesWritten();
-        Path f = Path.of(System.getProperty("java.io.tmpdir"), "observer-" + ProcessHandle.current().pid());
+        Path f = Path.of(
+                System.getProperty("java.io.tmpdir"),
+                "observer-" + ProcessHandle.current().pid());
         java.nio.file.Files.write(f, new byte[200_000]);
         java.nio.file.Files.delete(f);
         assertThat(me.bytesWritten() - before).isGreaterThanOrEqualTo(200_000);

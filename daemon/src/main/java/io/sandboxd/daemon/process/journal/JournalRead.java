@@ -8,11 +8,16 @@ package io.sandboxd.daemon.process.journal;
  * @param gapLength bytes not retained from the requested offset on (GAP), else 0
  */
 public record JournalRead(Kind kind, byte[] data, long gapLength, GapCause cause) {
-    public enum Kind { DATA, GAP, NONE }
+    public enum Kind {
+        DATA,
+        GAP,
+        NONE
+    }
 
     /** Why bytes are missing. */
     public enum GapCause {
-        RETENTION, WRITE_FAILED,
+        RETENTION,
+        WRITE_FAILED,
         /** Output of a {@code process.v1} Start from before its first attach: never journalled. */
         NOT_RECORDED
     }

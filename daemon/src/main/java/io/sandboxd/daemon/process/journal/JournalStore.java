@@ -15,7 +15,9 @@ import java.nio.file.attribute.BasicFileAttributes;
  */
 public final class JournalStore {
     /** Stores opened in this JVM: each has its own directory (tests run several daemons at once). */
-    private static final java.util.concurrent.atomic.AtomicInteger INSTANCES = new java.util.concurrent.atomic.AtomicInteger();
+    private static final java.util.concurrent.atomic.AtomicInteger INSTANCES =
+            new java.util.concurrent.atomic.AtomicInteger();
+
     private final Path root;
     private final JournalBudget budget;
 

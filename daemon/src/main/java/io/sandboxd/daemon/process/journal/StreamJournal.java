@@ -158,10 +158,12 @@ public final class StreamJournal {
     /** Creates the segment file, and the process's directory with the first one. */
     private FileChannel create(Path p) throws IOException {
         try {
-            return FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            return FileChannel.open(
+                    p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
         } catch (java.nio.file.NoSuchFileException e) {
             Files.createDirectories(dir);
-            return FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            return FileChannel.open(
+                    p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
         }
     }
 
@@ -311,16 +313,19 @@ public final class StreamJournal {
             long end;
             synchronized (this) {
                 if (offset > written || offset < 0) {
-                    throw new OffsetOutOfRangeException("offset " + offset + " of " + name
-                            + " is beyond the " + written + " bytes written");
+                    throw new OffsetOutOfRangeException(
+                            "offset " + offset + " of " + name + " is beyond the " + written + " bytes written");
                 }
                 if (offset == written) {
                     return JournalRead.NONE;
                 }
                 s = locate(offset);
                 if (s == null) {
-                    return JournalRead.gap(written - offset, nextHole == JournalRead.GapCause.NOT_RECORDED
-                            ? JournalRead.GapCause.NOT_RECORDED : JournalRead.GapCause.WRITE_FAILED);
+                    return JournalRead.gap(
+                            written - offset,
+                            nextHole == JournalRead.GapCause.NOT_RECORDED
+                                    ? JournalRead.GapCause.NOT_RECORDED
+                                    : JournalRead.GapCause.WRITE_FAILED);
                 }
                 if (s.start > offset) {
                     JournalRead.GapCause cause = s.holeBefore != null ? s.holeBefore : JournalRead.GapCause.RETENTION;
@@ -379,7 +384,8 @@ public final class StreamJournal {
                 if (!stillRetained(s)) {
                     continue;
                 }
-                throw new java.io.UncheckedIOException(new IOException("journal file of " + name + " is shorter than recorded"));
+                throw new java.io.UncheckedIOException(
+                        new IOException("journal file of " + name + " is shorter than recorded"));
             }
             return JournalRead.data(b);
         }

@@ -4,7 +4,6 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Platform;
 import io.sandboxd.daemon.errors.SandboxException;
-
 import java.util.Arrays;
 
 /**
@@ -34,6 +33,7 @@ public final class ChildCredentials {
     private final int[] groups;
     /** The daemon's own, restored after each spawn. */
     private final int daemonUid;
+
     private final int daemonGid;
     private final int[] daemonGroups;
 
@@ -104,13 +104,15 @@ public final class ChildCredentials {
         if (inherits()) {
             return;
         }
-        Thread t = new Thread(() -> {
-            try {
-                switchTo(groups, gid, uid);
-            } finally {
-                restore();
-            }
-        }, "sandboxd-credential-check");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        switchTo(groups, gid, uid);
+                    } finally {
+                        restore();
+                    }
+                },
+                "sandboxd-credential-check");
         Throwable[] failure = new Throwable[1];
         t.setUncaughtExceptionHandler((th, e) -> failure[0] = e);
         t.start();
@@ -135,13 +137,14 @@ public final class ChildCredentials {
         try {
             check(Libc.syscall(SYS_SETRESUID, daemonUid, daemonUid, KEEP), "setresuid back");
             check(Libc.syscall(SYS_SETRESGID, daemonGid, daemonGid, KEEP), "setresgid back");
-            check(Libc.syscall(SYS_SETGROUPS, daemonGroups.length, daemonGroups.length == 0 ? null : daemonGroups, 0),
+            check(
+                    Libc.syscall(SYS_SETGROUPS, daemonGroups.length, daemonGroups.length == 0 ? null : daemonGroups, 0),
                     "setgroups back");
             // a credential change resets the dumpable flag to fs.suid_dumpable
             io.sandboxd.daemon.security.Prctl.makeNonDumpable();
         } catch (RuntimeException e) {
-            System.err.println("sandboxd: cannot restore the daemon's credentials after a spawn ("
-                    + e.getMessage() + "): stopping");
+            System.err.println("sandboxd: cannot restore the daemon's credentials after a spawn (" + e.getMessage()
+                    + "): stopping");
             Runtime.getRuntime().halt(70);
         }
     }

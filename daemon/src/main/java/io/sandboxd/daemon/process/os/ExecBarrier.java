@@ -16,8 +16,7 @@ final class ExecBarrier {
     private static final long MAX_WAIT_NANOS = 500_000_000L;
     private static final Path SELF_EXE = selfExe();
 
-    private ExecBarrier() {
-    }
+    private ExecBarrier() {}
 
     static void awaitExec(long pid) {
         if (SELF_EXE == null) {

@@ -2,8 +2,7 @@ package io.sandboxd.daemon.process.os;
 
 /** Exit status conventions: the process's own code, or 128+N for death by signal N. */
 final class ExitCodes {
-    private ExitCodes() {
-    }
+    private ExitCodes() {}
 
     /**
      * Both of our reapers already follow the shell convention: the JDK's {@code Process} and

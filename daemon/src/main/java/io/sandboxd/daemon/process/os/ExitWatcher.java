@@ -13,6 +13,7 @@ import java.util.function.IntConsumer;
 public final class ExitWatcher implements IoLoop.Handler {
     /** Set to "false" to force the thread fallback (tests). */
     static final String PIDFD_PROPERTY = "sandboxd.pidfd";
+
     private static volatile boolean pidfdUsable = !"false".equals(System.getProperty(PIDFD_PROPERTY));
 
     private final IoLoop loop;

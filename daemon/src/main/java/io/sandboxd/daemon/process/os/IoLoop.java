@@ -2,7 +2,6 @@ package io.sandboxd.daemon.process.os;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
-
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -34,7 +33,9 @@ public final class IoLoop implements AutoCloseable {
     private final Memory wakeBuf = new Memory(8);
     private final Memory loopCtlEvent = new Memory(NativeIo.EPOLL_EVENT_SIZE);
     /** Registrations come from transport threads: one event block per thread, not one per call. */
-    private static final ThreadLocal<Memory> CTL_EVENT = ThreadLocal.withInitial(() -> new Memory(NativeIo.EPOLL_EVENT_SIZE));
+    private static final ThreadLocal<Memory> CTL_EVENT =
+            ThreadLocal.withInitial(() -> new Memory(NativeIo.EPOLL_EVENT_SIZE));
+
     private final Thread thread;
     private volatile boolean closed;
 
@@ -146,7 +147,7 @@ public final class IoLoop implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        execute(() -> { });
+        execute(() -> {});
         try {
             thread.join(2000);
         } catch (InterruptedException e) {

@@ -21,7 +21,12 @@ public final class IoThreads {
 
     public IoThreads() {
         AtomicInteger n = new AtomicInteger();
-        blocking = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        blocking = new ThreadPoolExecutor(
+                0,
+                Integer.MAX_VALUE,
+                30,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
                 r -> daemonThread(r, "sandboxd-proc-io-" + n.incrementAndGet()));
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> daemonThread(r, "sandboxd-proc-timer"));
         t.setRemoveOnCancelPolicy(true);

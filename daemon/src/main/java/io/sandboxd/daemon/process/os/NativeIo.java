@@ -52,8 +52,7 @@ public final class NativeIo {
         Native.register(NativeIo.class, NativeLibrary.getInstance("c"));
     }
 
-    private NativeIo() {
-    }
+    private NativeIo() {}
 
     /** {@code buf} is a native address ({@code Pointer.nativeValue}): no Pointer object per call. */
     public static native long read(int fd, long buf, long count);

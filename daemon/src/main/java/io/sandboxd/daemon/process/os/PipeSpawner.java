@@ -4,7 +4,6 @@ import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,11 +28,9 @@ public final class PipeSpawner {
     private static final Memory DEV_NULL = PosixSpawn.cString("/dev/null");
 
     /** The parent's ends; {@code stdin} is -1 when the child reads /dev/null. */
-    public record Spawned(long pid, int stdin, int stdout, int stderr) {
-    }
+    public record Spawned(long pid, int stdin, int stdout, int stderr) {}
 
-    private PipeSpawner() {
-    }
+    private PipeSpawner() {}
 
     /**
      * @param argv        the arguments, {@code argv[0]} as the caller wrote it
@@ -43,11 +40,18 @@ public final class PipeSpawner {
      * @throws SandboxException NOT_FOUND / PERMISSION_DENIED for exec errors, RESOURCE_EXHAUSTED
      *                          for descriptor or process limits, INTERNAL otherwise
      */
-    public static Spawned spawn(Path executable, List<String> argv, byte[][] environment, Path workingDirectory,
-                                boolean withStdin, Pointer attributes, String prefix) throws SandboxException {
-        int[] out = new int[]{-1, -1};
-        int[] err = new int[]{-1, -1};
-        int[] in = new int[]{-1, -1};
+    public static Spawned spawn(
+            Path executable,
+            List<String> argv,
+            byte[][] environment,
+            Path workingDirectory,
+            boolean withStdin,
+            Pointer attributes,
+            String prefix)
+            throws SandboxException {
+        int[] out = new int[] {-1, -1};
+        int[] err = new int[] {-1, -1};
+        int[] in = new int[] {-1, -1};
         boolean ok = false;
         try {
             pipe(out, prefix);
@@ -73,7 +77,7 @@ public final class PipeSpawner {
             return new Spawned(pid, in[1], out[0], err[0]);
         } finally {
             if (!ok) {
-                for (int fd : new int[]{out[0], out[1], err[0], err[1], in[0], in[1]}) {
+                for (int fd : new int[] {out[0], out[1], err[0], err[1], in[0], in[1]}) {
                     closeQuietly(fd);
                 }
             }
@@ -81,23 +85,27 @@ public final class PipeSpawner {
     }
 
     /** @param scratch laid out for this spawn; released here */
-    private static long posixSpawn(SpawnScratch scratch, String command, int stdinFd, int stdoutFd, int stderrFd,
-                                   Pointer attr, String prefix) throws SandboxException {
+    private static long posixSpawn(
+            SpawnScratch scratch, String command, int stdinFd, int stdoutFd, int stderrFd, Pointer attr, String prefix)
+            throws SandboxException {
         long fa = scratch.fileActionsAddress();
         check(PosixSpawn.posix_spawn_file_actions_init(fa), "file actions", prefix);
         try {
             if (stdinFd >= 0) {
                 check(PosixSpawn.posix_spawn_file_actions_adddup2(fa, stdinFd, 0), "stdin", prefix);
             } else {
-                check(PosixSpawn.posix_spawn_file_actions_addopen(fa, 0, Pointer.nativeValue(DEV_NULL), O_RDONLY, 0),
-                        "stdin", prefix);
+                check(
+                        PosixSpawn.posix_spawn_file_actions_addopen(fa, 0, Pointer.nativeValue(DEV_NULL), O_RDONLY, 0),
+                        "stdin",
+                        prefix);
             }
             check(PosixSpawn.posix_spawn_file_actions_adddup2(fa, stdoutFd, 1), "stdout", prefix);
             check(PosixSpawn.posix_spawn_file_actions_adddup2(fa, stderrFd, 2), "stderr", prefix);
             check(PosixSpawn.posix_spawn_file_actions_addchdir_np(fa, scratch.cwd), "cwd", prefix);
             check(PosixSpawn.posix_spawn_file_actions_addclosefrom_np(fa, 3), "closefrom", prefix);
             int[] pid = new int[1];
-            int rc = PosixSpawn.posix_spawn(pid, scratch.executable, fa, Pointer.nativeValue(attr), scratch.argv, scratch.envp);
+            int rc = PosixSpawn.posix_spawn(
+                    pid, scratch.executable, fa, Pointer.nativeValue(attr), scratch.argv, scratch.envp);
             if (rc != 0) {
                 throw spawnError(rc, command, prefix);
             }
@@ -111,25 +119,33 @@ public final class PipeSpawner {
     /** Maps posix_spawn's error (the exec's errno, reported back through the vfork'd child). */
     static SandboxException spawnError(int errno, String command, String prefix) {
         return switch (errno) {
-            case ENOENT, ENOTDIR -> new SandboxException(ErrorKind.NOT_FOUND,
-                    prefix + ": command or path not found: \"" + command + "\"");
-            case EACCES -> new SandboxException(ErrorKind.PERMISSION_DENIED,
-                    prefix + ": permission denied: \"" + command + "\"");
+            case ENOENT, ENOTDIR ->
+                new SandboxException(ErrorKind.NOT_FOUND, prefix + ": command or path not found: \"" + command + "\"");
+            case EACCES ->
+                new SandboxException(ErrorKind.PERMISSION_DENIED, prefix + ": permission denied: \"" + command + "\"");
             case EMFILE, ENFILE -> descriptorsExhausted(prefix);
-            case NativeIo.EAGAIN, ENOMEM -> new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, prefix
-                    + ": the sandbox cannot create more processes now (process or memory limit); retry later");
-            case ENOEXEC -> new SandboxException(ErrorKind.INTERNAL,
-                    prefix + ": exec format error: \"" + command + "\" is neither a binary nor a script with #!");
-            case E2BIG -> new SandboxException(ErrorKind.INVALID_ARGUMENT,
-                    prefix + ": argument list and environment too long for the kernel (E2BIG: a single argument or"
-                            + " variable may have at most 131072 bytes, all of them together about a quarter of the stack limit)");
+            case NativeIo.EAGAIN, ENOMEM ->
+                new SandboxException(
+                        ErrorKind.RESOURCE_EXHAUSTED,
+                        prefix
+                                + ": the sandbox cannot create more processes now (process or memory limit); retry later");
+            case ENOEXEC ->
+                new SandboxException(
+                        ErrorKind.INTERNAL,
+                        prefix + ": exec format error: \"" + command + "\" is neither a binary nor a script with #!");
+            case E2BIG ->
+                new SandboxException(
+                        ErrorKind.INVALID_ARGUMENT,
+                        prefix + ": argument list and environment too long for the kernel (E2BIG: a single argument or"
+                                + " variable may have at most 131072 bytes, all of them together about a quarter of the stack limit)");
             default -> new SandboxException(ErrorKind.INTERNAL, prefix + ": errno " + errno);
         };
     }
 
     public static SandboxException descriptorsExhausted(String prefix) {
-        return new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, prefix
-                + ": the daemon is out of file descriptors (ulimit -n); retry when other processes have ended");
+        return new SandboxException(
+                ErrorKind.RESOURCE_EXHAUSTED,
+                prefix + ": the daemon is out of file descriptors (ulimit -n); retry when other processes have ended");
     }
 
     private static void pipe(int[] fds, String prefix) throws SandboxException {
@@ -148,7 +164,8 @@ public final class PipeSpawner {
             if (rc == ENOMEM) {
                 throw new SandboxException(ErrorKind.RESOURCE_EXHAUSTED, prefix + ": out of memory");
             }
-            throw new SandboxException(ErrorKind.INTERNAL, prefix + ": posix_spawn " + what + " setup failed: errno " + rc);
+            throw new SandboxException(
+                    ErrorKind.INTERNAL, prefix + ": posix_spawn " + what + " setup failed: errno " + rc);
         }
     }
 

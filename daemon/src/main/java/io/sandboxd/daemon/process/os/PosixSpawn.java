@@ -4,7 +4,6 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
-
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -22,13 +21,16 @@ public final class PosixSpawn {
 
     /** glibc's posix_spawn_file_actions_t is 80 bytes and posix_spawnattr_t 336 on x86-64/aarch64; with headroom. */
     static final int FILE_ACTIONS_SIZE = 256;
+
     static final int ATTR_SIZE = 1024;
     static final int SIGSET_SIZE = 128;
     /** struct sigaction is 152 bytes on x86-64; the handler comes first. */
     private static final int SIGACTION_SIZE = 512;
+
     private static final long SIG_IGN = 1;
     /** glibc reserves 32 and 33 (thread cancellation, setxid) and leaves them alone in the child. */
     private static final int FIRST_RESERVED = 32;
+
     private static final int LAST_RESERVED = 33;
     private static final int NSIG = 65;
 
@@ -36,8 +38,7 @@ public final class PosixSpawn {
         Native.register(PosixSpawn.class, NativeLibrary.getInstance("c"));
     }
 
-    private PosixSpawn() {
-    }
+    private PosixSpawn() {}
 
     // The per-spawn calls take raw addresses (SpawnScratch): no JNA object per call.
     static native int posix_spawn(int[] pid, long path, long fileActions, long attr, long argv, long envp);
@@ -99,7 +100,8 @@ public final class PosixSpawn {
             }
             check(posix_spawnattr_setsigdefault(attr, sigdef));
             check(posix_spawnattr_setsigmask(attr, mask));
-            check(posix_spawnattr_setflags(attr, (short) (POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)));
+            check(posix_spawnattr_setflags(
+                    attr, (short) (POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)));
             return attr; // never destroyed: glibc's attr holds no resources; freed with the Memory
         }
 

@@ -2,7 +2,6 @@ package io.sandboxd.daemon.process.os;
 
 import com.pty4j.unix.Pty;
 import com.pty4j.unix.UnixPtyProcess;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,8 +35,15 @@ public final class PtyTerminal {
      * @param as          who the program runs as: the caller switched this thread to it, and pty4j's
      *                    thread that forks the child is started from here (see {@link ChildCredentials})
      */
-    public static PtyTerminal spawn(Path executable, List<String> argv, Map<String, String> environment,
-                                    Path workingDirectory, int cols, int rows, ChildCredentials as) throws IOException {
+    public static PtyTerminal spawn(
+            Path executable,
+            List<String> argv,
+            Map<String, String> environment,
+            Path workingDirectory,
+            int cols,
+            int rows,
+            ChildCredentials as)
+            throws IOException {
         Pty pty = new Pty(false);
         int slave = -1;
         try {
@@ -53,9 +59,10 @@ public final class PtyTerminal {
             List<String> cmd = new ArrayList<>(argv);
             cmd.set(0, executable.toString());
             String[] env = environment.entrySet().stream()
-                    .map(e -> e.getKey() + "=" + e.getValue()).toArray(String[]::new);
-            UnixPtyProcess p = new UnixPtyProcess(cmd.toArray(String[]::new), env,
-                    workingDirectory.toString(), pty, null, false);
+                    .map(e -> e.getKey() + "=" + e.getValue())
+                    .toArray(String[]::new);
+            UnixPtyProcess p =
+                    new UnixPtyProcess(cmd.toArray(String[]::new), env, workingDirectory.toString(), pty, null, false);
             ExecBarrier.awaitExec(p.pid());
             return new PtyTerminal(pty, p, slave);
         } catch (IOException | RuntimeException | Error e) {

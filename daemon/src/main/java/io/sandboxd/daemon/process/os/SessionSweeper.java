@@ -13,8 +13,7 @@ import java.util.Set;
  * could only share one by calling setsid after such a pid was reused, which we accept.
  */
 public final class SessionSweeper {
-    private SessionSweeper() {
-    }
+    private SessionSweeper() {}
 
     /** @return how many processes were sent SIGKILL */
     public static int killSessions(Set<Long> sessionIds) {
@@ -23,7 +22,8 @@ public final class SessionSweeper {
         }
         int killed = 0;
         long self = ProcessHandle.current().pid();
-        try (DirectoryStream<Path> dir = Files.newDirectoryStream(Path.of("/proc"), p -> isNumeric(p.getFileName().toString()))) {
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(
+                Path.of("/proc"), p -> isNumeric(p.getFileName().toString()))) {
             for (Path p : dir) {
                 long pid = Long.parseLong(p.getFileName().toString());
                 if (pid == self) {
@@ -45,7 +45,8 @@ public final class SessionSweeper {
     /** @return the subset of {@code sessionIds} that still has at least one process */
     public static Set<Long> liveSessions(Set<Long> sessionIds) {
         Set<Long> live = new java.util.HashSet<>();
-        try (DirectoryStream<Path> dir = Files.newDirectoryStream(Path.of("/proc"), p -> isNumeric(p.getFileName().toString()))) {
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(
+                Path.of("/proc"), p -> isNumeric(p.getFileName().toString()))) {
             for (Path p : dir) {
                 long sid = sessionOf(p);
                 if (sessionIds.contains(sid)) {

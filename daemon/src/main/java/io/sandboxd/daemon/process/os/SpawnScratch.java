@@ -2,7 +2,6 @@ package io.sandboxd.daemon.process.os;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,8 +1,10 @@
 package io.sandboxd.daemon.process.journal;
 
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -11,12 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class StreamJournalTest {
     @TempDir
@@ -73,8 +72,8 @@ class StreamJournalTest {
             assertArrayEquals(java.util.Arrays.copyOfRange(all, (int) start, all.length), out.toByteArray());
         }
         assertEquals(0, pj.stderr().written());
-        OffsetOutOfRangeException e = assertThrows(OffsetOutOfRangeException.class,
-                () -> pj.stdout().read(all.length + 1, 10));
+        OffsetOutOfRangeException e =
+                assertThrows(OffsetOutOfRangeException.class, () -> pj.stdout().read(all.length + 1, 10));
         assertTrue(e.getMessage().contains("beyond"));
         assertThrows(OffsetOutOfRangeException.class, () -> pj.stdout().read(-1, 10));
         pj.delete();
@@ -208,8 +207,11 @@ class StreamJournalTest {
         for (int i = 0; i < 16; i++) {
             b.stderr().append(chunk, 0, chunk.length);
         }
-        assertTrue(store.budget().total() <= 256 * 1024, "total " + store.budget().total());
-        assertTrue(a.stdout().evictedBytes() >= 128 * 1024, "a, the oldest, lost " + a.stdout().evictedBytes());
+        assertTrue(
+                store.budget().total() <= 256 * 1024, "total " + store.budget().total());
+        assertTrue(
+                a.stdout().evictedBytes() >= 128 * 1024,
+                "a, the oldest, lost " + a.stdout().evictedBytes());
         assertEquals(0, b.stderr().evictedBytes());
         assertEquals(JournalRead.Kind.GAP, a.stdout().read(0, 10).kind());
         a.delete();
@@ -240,7 +242,8 @@ class StreamJournalTest {
         Path mnt = state.resolve("tmpfs");
         Files.createDirectories(mnt);
         Process m = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt.toString())
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         String why = new String(m.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         Assumptions.assumeTrue(m.waitFor() == 0, "cannot mount a tmpfs here (needs root): " + why);
         try {

@@ -1,5 +1,7 @@
 package io.sandboxd.daemon.process.os;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sandboxd.daemon.fs.SandboxRoot;
 import io.sandboxd.daemon.process.CommandResolver;
@@ -8,28 +10,28 @@ import io.sandboxd.daemon.process.ProcessCore;
 import io.sandboxd.daemon.process.ProcessRegistry;
 import io.sandboxd.daemon.process.ProcessRequest;
 import io.sandboxd.daemon.process.ProcessRuntime;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /** Exits of pipe-mode children through a pidfd on the loop, and through the waitpid fallback. */
 class ExitWatcherTest {
     @TempDir
     Path tmp;
+
     ProcessCore core;
 
     @BeforeEach
     void setUp() throws Exception {
-        core = new ProcessCore(new CommandResolver(new SandboxRoot(tmp.toRealPath()), System.getenv()),
-                new ProcessRegistry(1024), new ProcessRuntime(256 * 1024, new SimpleMeterRegistry()));
+        core = new ProcessCore(
+                new CommandResolver(new SandboxRoot(tmp.toRealPath()), System.getenv()),
+                new ProcessRegistry(1024),
+                new ProcessRuntime(256 * 1024, new SimpleMeterRegistry()));
     }
 
     @AfterEach
@@ -41,7 +43,8 @@ class ExitWatcherTest {
 
     ExecuteResult execute(String... argv) throws Exception {
         return core.execute(new ProcessRequest(List.of(argv), Map.of(), null, null), 1 << 20)
-                .result().get(30, TimeUnit.SECONDS);
+                .result()
+                .get(30, TimeUnit.SECONDS);
     }
 
     @Test
