@@ -6,7 +6,7 @@ import io.sandboxd.controller.model.Sandbox;
 import java.time.Instant;
 import java.util.List;
 
-/** The claim's Ready and Finished conditions (reference §5.6). */
+/** The claim's Ready and Finished conditions (as upstream agent-sandbox does). */
 public final class ClaimConditions {
     private ClaimConditions() {}
 

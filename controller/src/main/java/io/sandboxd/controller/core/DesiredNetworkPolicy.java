@@ -13,7 +13,7 @@ import io.sandboxd.controller.model.SandboxTemplate;
 import java.util.List;
 import java.util.Map;
 
-/** The template's NetworkPolicy (reference §3): the secure default, or the template's own rules. */
+/** The template's NetworkPolicy (as upstream agent-sandbox does): the secure default, or the template's own rules. */
 public final class DesiredNetworkPolicy {
     private DesiredNetworkPolicy() {}
 

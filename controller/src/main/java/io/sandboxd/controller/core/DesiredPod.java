@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
-/** Pure builder of a Sandbox's Pod and of the metadata it must carry (reference §2.4–2.6). */
+/** Pure builder of a Sandbox's Pod and of the metadata it must carry (as upstream agent-sandbox does). */
 public final class DesiredPod {
     private DesiredPod() {}
 

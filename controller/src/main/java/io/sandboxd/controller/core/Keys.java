@@ -1,6 +1,6 @@
 package io.sandboxd.controller.core;
 
-/** Exact label and annotation keys shared with upstream agent-sandbox (reference §1.6). */
+/** Exact label and annotation keys shared with upstream agent-sandbox (as upstream agent-sandbox does). */
 public final class Keys {
     private Keys() {}
 

@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import java.time.Instant;
 import java.util.List;
 
-/** Pure computation of the Sandbox conditions (reference §2.9). */
+/** Pure computation of the Sandbox conditions (as upstream agent-sandbox does). */
 public final class SandboxConditions {
     private SandboxConditions() {}
 

@@ -44,7 +44,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Binds a SandboxClaim to a Sandbox (reference §5): a Ready warm-pool member is adopted by moving
+ * Binds a SandboxClaim to a Sandbox (as upstream agent-sandbox does): a Ready warm-pool member is adopted by moving
  * its controller ownerReference to the claim (no Pod is created); otherwise a cold Sandbox is
  * built from the pool's template.
  */

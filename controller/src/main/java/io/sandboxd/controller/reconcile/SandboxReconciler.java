@@ -43,7 +43,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reconciles a Sandbox into its Pod, optional headless Service and PVCs (reference §2). The
+ * Reconciles a Sandbox into its Pod, optional headless Service and PVCs (as upstream agent-sandbox does). The
  * desired objects and the conditions come from the pure builders in {@code core}; this class
  * only reads caches and talks to the API server.
  */

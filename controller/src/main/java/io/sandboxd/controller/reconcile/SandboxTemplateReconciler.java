@@ -21,7 +21,7 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Labels a template with its ref hash and manages its NetworkPolicy (reference §3). */
+/** Labels a template with its ref hash and manages its NetworkPolicy (as upstream agent-sandbox does). */
 public class SandboxTemplateReconciler implements Reconciler<SandboxTemplate> {
     private static final Logger LOG = LoggerFactory.getLogger(SandboxTemplateReconciler.class);
 

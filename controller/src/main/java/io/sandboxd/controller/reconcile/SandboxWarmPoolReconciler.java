@@ -33,7 +33,7 @@ import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Keeps spec.replicas Sandboxes built from the pool's template (reference §4). */
+/** Keeps spec.replicas Sandboxes built from the pool's template (as upstream agent-sandbox does). */
 public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
     private static final Logger LOG = LoggerFactory.getLogger(SandboxWarmPoolReconciler.class);
     static final String POOL_INDEX = "warm-pool-sandbox";

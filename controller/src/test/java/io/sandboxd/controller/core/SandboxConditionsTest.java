@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Upstream TestComputeConditions cases (reference §2.9). */
+/** The cases of upstream agent-sandbox's TestComputeConditions. */
 class SandboxConditionsTest {
     static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
 

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * SandboxClaim expiry (reference §5.7): ttlSecondsAfterFinished counts from the Finished
+ * SandboxClaim expiry (as upstream agent-sandbox does): ttlSecondsAfterFinished counts from the Finished
  * transition, and the three shutdown policies as they reach the API server (the CRUD mock ignores
  * DeleteOptions, so the propagation policy is read from the recorded DELETE requests).
  */

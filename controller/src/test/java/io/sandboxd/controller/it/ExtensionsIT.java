@@ -32,7 +32,7 @@ import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** SandboxTemplate, SandboxWarmPool and SandboxClaim on the CRUD mock server (reference §3–5). */
+/** SandboxTemplate, SandboxWarmPool and SandboxClaim on the CRUD mock server (as upstream agent-sandbox does). */
 class ExtensionsIT extends HarnessTestBase {
     static SandboxTemplate template(String ns, String name) {
         SandboxTemplate t = new SandboxTemplate();

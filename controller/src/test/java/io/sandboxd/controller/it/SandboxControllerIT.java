@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The Sandbox controller end to end on fabric8's CRUD mock API server (reference §2, §7). */
+/** The Sandbox controller end to end on fabric8's CRUD mock API server (as upstream agent-sandbox does). */
 class SandboxControllerIT extends HarnessTestBase {
     private Pod pod(String ns, String name) {
         return client.pods().inNamespace(ns).withName(name).get();
