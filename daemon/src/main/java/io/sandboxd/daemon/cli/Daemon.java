@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Builds the core (the process core and the file store over one sandbox root), hands it to the
- * two transports, and owns the lifecycle (CONTRACT §1.8): on shutdown health turns 503 /
+ * two transports, and owns the lifecycle (runtime-contract §1.8): on shutdown health turns 503 /
  * NOT_SERVING first, then process groups are terminated and their streams get {@code exit},
  * then the listeners close, then the core, all within {@code --shutdown-timeout}.
  */
@@ -196,7 +196,7 @@ public final class Daemon {
     }
 
     /**
-     * Graceful, bounded shutdown (CONTRACT §1.8), in this order and all before the deadline:
+     * Graceful, bounded shutdown (runtime-contract §1.8), in this order and all before the deadline:
      * refuse new calls, report not serving, end every process (each Start stream gets its exit),
      * close the gRPC listener, then the REST one (in-flight requests may finish), then the core.
      * Idempotent; a second caller waits for the first.

@@ -6,7 +6,7 @@ import picocli.CommandLine;
 
 /**
  * Every option's default comes from its {@code SANDBOXD_*} variable when set ({@code --grpc-port}
- * reads {@code SANDBOXD_GRPC_PORT}); an explicit flag still wins (CONTRACT §3). The environment is
+ * reads {@code SANDBOXD_GRPC_PORT}); an explicit flag still wins (runtime-contract §3). The environment is
  * passed in, so tests need not mutate the process environment.
  */
 final class EnvDefaults implements CommandLine.IDefaultValueProvider {

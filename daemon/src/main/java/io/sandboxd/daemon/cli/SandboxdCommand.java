@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The command line (CONTRACT §3). Every option also reads a {@code SANDBOXD_*} variable; an
+ * The command line (runtime-contract §3). Every option also reads a {@code SANDBOXD_*} variable; an
  * explicit flag wins. {@link #toConfig()} validates everything before anything listens.
  */
 @Command(

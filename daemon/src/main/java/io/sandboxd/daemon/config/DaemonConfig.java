@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Validated daemon settings (CONTRACT §3). Built by the command line from flags and
+ * Validated daemon settings (runtime-contract §3). Built by the command line from flags and
  * {@code SANDBOXD_*} variables; read by the wiring and both listeners.
  *
  * @param rootDir real (symlink-resolved) absolute path of the sandbox root, which exists

@@ -3,7 +3,7 @@ package io.sandboxd.daemon.errors;
 /**
  * Transport-neutral failure categories raised by the core. Each transport maps them once:
  * REST to a status code and JSON {@code code}, gRPC to a {@code Status.Code}.
- * The names are the REST error codes of CONTRACT §2.2.
+ * The names are the REST error codes of runtime-contract §2.2.
  */
 public enum ErrorKind {
     INVALID_ARGUMENT(400),

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A directory's entries (CONTRACT §2.3), sorted byte-wise by name, without {@code .}/{@code ..}
+ * A directory's entries (runtime-contract §2.3), sorted byte-wise by name, without {@code .}/{@code ..}
  * and upload temps, delivered one at a time: the names were read and sorted when the listing was
  * made (so errors reading the directory come before any answer), each entry's metadata is read
  * as it is delivered. Memory does not grow with the directory (see {@link NameSorter}).

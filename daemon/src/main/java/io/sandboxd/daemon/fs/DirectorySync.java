@@ -3,7 +3,7 @@ package io.sandboxd.daemon.fs;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Group commit of directory fsyncs after renames (CONTRACT §2.4: rename, then fsync of the
+ * Group commit of directory fsyncs after renames (runtime-contract §2.4: rename, then fsync of the
  * directory). An fsync of a directory makes durable every entry change made in it before the
  * fsync started, so concurrent uploads into one directory can share one: each caller takes a
  * ticket after its rename and returns only once an fsync that <em>started after</em> that ticket

@@ -3,7 +3,7 @@ package io.sandboxd.daemon.fs;
 import java.time.Instant;
 
 /**
- * One listing entry (CONTRACT §2.3). Symlinks are reported as their target. The name is bytes:
+ * One listing entry (runtime-contract §2.3). Symlinks are reported as their target. The name is bytes:
  * it need not be UTF-8.
  *
  * @param mode permission bits only, e.g. 0644

@@ -14,7 +14,7 @@ import java.time.Instant;
 import java.util.HexFormat;
 
 /**
- * The filesystem core of the REST API (CONTRACT §2.3–2.5): read, list, atomic write, delete.
+ * The filesystem core of the REST API (runtime-contract §2.3–2.5): read, list, atomic write, delete.
  * Knows nothing about HTTP. Every path goes through {@link SandboxRoot#resolve}, and every
  * operation after resolution is relative to the descriptors it returned.
  */

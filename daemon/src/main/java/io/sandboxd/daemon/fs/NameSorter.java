@@ -9,7 +9,7 @@ import java.util.PriorityQueue;
 import java.util.concurrent.Semaphore;
 
 /**
- * Sorts the names of one directory byte-wise (CONTRACT §2.3) in bounded memory, whatever their
+ * Sorts the names of one directory byte-wise (runtime-contract §2.3) in bounded memory, whatever their
  * number. A directory of up to {@link #MEMORY_NAMES} names is sorted in memory. A larger one is
  * an external merge sort: sorted runs of at most {@link #RUN_NAMES} names / {@link #RUN_BYTES}
  * bytes go to a {@link SpillFile}, then are merged, {@link #FAN_IN} at a time, into one sorted

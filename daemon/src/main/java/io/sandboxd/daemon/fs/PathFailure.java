@@ -5,7 +5,7 @@ import io.sandboxd.daemon.errors.ErrorKind;
 /**
  * Why a path could not be confined, resolved or used: one constant per kind of failure, with the
  * client-facing error it becomes (never a host path in the message). Callers that need to tell
- * failures apart (the process cwd, CONTRACT §1.2) switch on these, not on message text.
+ * failures apart (the process cwd, runtime-contract §1.2) switch on these, not on message text.
  */
 public enum PathFailure {
     /** A {@code ..} or a symlink that would lead out of the root. */

@@ -12,7 +12,7 @@ import java.util.Deque;
 import java.util.List;
 
 /**
- * The sandbox root and the one place that confines paths to it (CONTRACT §2.1, §1.2 cwd). Every
+ * The sandbox root and the one place that confines paths to it (runtime-contract §2.1, §1.2 cwd). Every
  * filesystem operation and every process cwd goes through {@link #resolve}.
  *
  * <p>Resolution walks one component at a time with {@code openat(O_PATH|O_NOFOLLOW)} from a
@@ -408,7 +408,7 @@ public final class SandboxRoot implements AutoCloseable {
     }
 
     /**
-     * Resolves a process working directory (CONTRACT §1.2): unset/empty → the root; relative →
+     * Resolves a process working directory (runtime-contract §1.2): unset/empty → the root; relative →
      * under the root; absolute → re-rooted. Escapes → PERMISSION_DENIED, missing → NOT_FOUND
      * naming the cwd, a non-directory → INVALID_ARGUMENT.
      *

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A client path, lexically cleaned into segments relative to the root (CONTRACT §2.1). Pure:
+ * A client path, lexically cleaned into segments relative to the root (runtime-contract §2.1). Pure:
  * no I/O. Segments are bytes ({@link Name}): a path addresses any name a process can create,
  * UTF-8 or not. Absolute paths are re-rooted ({@code /etc/passwd} means {@code <root>/etc/passwd},
  * and {@code <root>/x} means {@code <root>/x}); {@code .} and empty segments vanish; a {@code ..}

@@ -3,7 +3,7 @@ package io.sandboxd.daemon.fs;
 import java.util.Optional;
 
 /**
- * Options of an atomic write (CONTRACT §2.4).
+ * Options of an atomic write (runtime-contract §2.4).
  *
  * @param mode           permission bits applied exactly (not umasked)
  * @param sha256         expected SHA-256 of the content; mismatch → INVALID_ARGUMENT, nothing written

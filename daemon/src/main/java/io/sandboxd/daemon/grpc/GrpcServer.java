@@ -26,7 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The gRPC side of the daemon on {@code --grpc-port} (CONTRACT §1): ProcessService, the standard
+ * The gRPC side of the daemon on {@code --grpc-port} (runtime-contract §1): ProcessService, the standard
  * health service and server reflection (v1 and v1alpha), behind the interceptors for logging and
  * metrics, the shutdown gate and auth. Netty with the epoll transport when available. An adapter
  * only: the process core it serves is built, handed over and closed by the daemon.
@@ -122,7 +122,7 @@ public final class GrpcServer {
 
     /**
      * Health says NOT_SERVING from now on, for good. New calls are already refused by the gate
-     * once the daemon state flipped (CONTRACT §1.8).
+     * once the daemon state flipped (runtime-contract §1.8).
      */
     public void reportNotServing() {
         health.enterTerminalState();

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Turns a {@link ProcessRequest} into a {@link LaunchPlan} (CONTRACT §1.2): validates the
+ * Turns a {@link ProcessRequest} into a {@link LaunchPlan} (runtime-contract §1.2): validates the
  * command and environment, confines the cwd to the root, merges the environment and finds the
  * binary on the daemon's PATH. Resolution happens here, before the spawn, because the spawn goes
  * through {@code setsid}, which would otherwise turn "not found" into an exit code 127.

@@ -20,7 +20,7 @@ public final class DurableProcess {
 
     /** How the process ended. */
     public record Exit(int code, boolean timedOut, long endMillis, long stdoutWritten, long stderrWritten) {
-        /** 128+N is death by signal N (the daemon's convention, CONTRACT §1.3). */
+        /** 128+N is death by signal N (the daemon's convention, runtime-contract §1.3). */
         public int signal() {
             return code > 128 && code < 128 + 65 ? code - 128 : 0;
         }

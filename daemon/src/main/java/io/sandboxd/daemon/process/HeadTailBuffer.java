@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * Keeps at most {@code limit} bytes of a stream: the first half and the last half, dropping the
- * middle (CONTRACT §1.4). Memory grows with what was kept, never beyond {@code limit}.
+ * middle (runtime-contract §1.4). Memory grows with what was kept, never beyond {@code limit}.
  * Not thread-safe: one pump writes, the reader reads after the pump finished.
  */
 public final class HeadTailBuffer {

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Exit is delivered after all output: once the leader is reaped, the pumps read to EOF; if a
  * background child keeps the output open, they stop after {@link #PIPE_GRACE_MILLIS} of waiting
- * and the exit follows (CONTRACT §1.3).
+ * and the exit follows (runtime-contract §1.3).
  */
 public final class ManagedProcess {
     static final long PIPE_GRACE_MILLIS = 2000;

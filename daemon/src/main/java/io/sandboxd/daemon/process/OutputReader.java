@@ -81,7 +81,7 @@ final class OutputReader implements IoLoop.Handler {
 
     /**
      * The leader exited and the grace period passed: end as soon as nothing more is waiting
-     * (what is left is held open by a background child, CONTRACT §1.3).
+     * (what is left is held open by a background child, runtime-contract §1.3).
      */
     void expireGrace() {
         loop.execute(() -> {

@@ -119,7 +119,7 @@ public final class ProcessCore implements AutoCloseable {
     }
 
     /**
-     * Shutdown (CONTRACT §1.8): refuse new processes, SIGTERM every group, SIGKILL what is left
+     * Shutdown (runtime-contract §1.8): refuse new processes, SIGTERM every group, SIGKILL what is left
      * after {@code grace}, wait for every owner to deliver its exit, then kill background
      * children that outlived their streams. Returns by {@code deadlineNanos}.
      */

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What a caller asks to run (CONTRACT §1.2), transport-neutral.
+ * What a caller asks to run (runtime-contract §1.2), transport-neutral.
  *
  * @param command argv; {@code command[0]} without {@code /} is looked up on the daemon's PATH
  * @param env     variables merged over the daemon's environment (request wins)

@@ -6,7 +6,7 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.concurrent.Executor;
 
-/** Writes to a PTY master; EOF is ^D (VEOF), so the terminal stays open (CONTRACT §1.5). */
+/** Writes to a PTY master; EOF is ^D (VEOF), so the terminal stays open (runtime-contract §1.5). */
 final class PtyStdin extends StdinChannel {
     private static final byte[] VEOF = {4};
     private final PtyTerminal terminal;

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Bounds the stdin bytes that WriteStdin calls have handed over but a process has not read yet
- * (CONTRACT §1.5): at most {@link #PER_PROCESS_BYTES} per process, beyond one write into an
+ * (runtime-contract §1.5): at most {@link #PER_PROCESS_BYTES} per process, beyond one write into an
  * empty queue (one message of up to 4 MiB always goes through), and at most
  * {@link #DAEMON_BYTES} across all processes. The excess is refused at once with
  * RESOURCE_EXHAUSTED naming the limit, instead of queueing copies until the heap is gone: 60

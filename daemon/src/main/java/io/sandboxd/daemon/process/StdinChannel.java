@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * The stdin of a Start process (CONTRACT §1.5). Writes and EOF run one at a time in request order
+ * The stdin of a Start process (runtime-contract §1.5). Writes and EOF run one at a time in request order
  * on a per-process serial executor, never on the caller's thread, so a child that does not read
  * blocks only its own queue; a caller gives up by cancelling the returned future (its deadline),
  * and a write that has not begun by then is skipped.

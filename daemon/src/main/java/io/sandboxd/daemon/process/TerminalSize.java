@@ -8,7 +8,7 @@ public record TerminalSize(int cols, int rows) {
     public static final TerminalSize DEFAULT = new TerminalSize(80, 24);
     private static final long MAX = 65535;
 
-    /** Start: 0 in either dimension means the 80x24 default (CONTRACT §1.3). */
+    /** Start: 0 in either dimension means the 80x24 default (runtime-contract §1.3). */
     public static TerminalSize initial(long cols, long rows) throws SandboxException {
         if (cols == 0 || rows == 0) {
             return DEFAULT;
@@ -16,7 +16,7 @@ public record TerminalSize(int cols, int rows) {
         return resize(cols, rows);
     }
 
-    /** ResizeTTY: both dimensions in [1, 65535] (CONTRACT §1.7). */
+    /** ResizeTTY: both dimensions in [1, 65535] (runtime-contract §1.7). */
     public static TerminalSize resize(long cols, long rows) throws SandboxException {
         if (cols < 1 || cols > MAX || rows < 1 || rows > MAX) {
             throw new SandboxException(

@@ -4,7 +4,7 @@ import io.javalin.http.Context;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 
-/** Writes the uniform error body {@code {"code","message"}} (CONTRACT §2.2). */
+/** Writes the uniform error body {@code {"code","message"}} (runtime-contract §2.2). */
 final class ApiErrors {
     static final String WRITTEN = "sandboxd.error-written";
 

@@ -13,7 +13,7 @@ import org.eclipse.jetty.server.internal.HttpConnection;
 
 /**
  * Lets a files path whose {@code ..} segments climb above the URI's own root reach the files
- * handler, which answers 403 PERMISSION_DENIED like for every other escape (CONTRACT §2.1).
+ * handler, which answers 403 PERMISSION_DENIED like for every other escape (runtime-contract §2.1).
  * Jetty canonicalises the path while it parses the request line, and one it cannot canonicalise
  * ({@code GET /v1/files/a/../../../../etc/passwd}, literal or {@code %2E%2E}) is refused there
  * with a bare 400, before any handler or URI-compliance setting applies. So for such a request

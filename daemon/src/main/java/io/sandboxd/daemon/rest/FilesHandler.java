@@ -25,7 +25,7 @@ import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import org.eclipse.jetty.server.Request;
 
 /**
- * {@code GET|HEAD|PUT|DELETE /v1/files/{path}} (CONTRACT §2.3–2.5): maps HTTP requests, headers
+ * {@code GET|HEAD|PUT|DELETE /v1/files/{path}} (runtime-contract §2.3–2.5): maps HTTP requests, headers
  * and errors onto {@link FileStore}. No filesystem logic lives here: file content comes from
  * the store ({@link OpenFile#sendTo}) and goes to it ({@link ContentSource}).
  */

@@ -33,7 +33,7 @@ final class HttpDates {
         }
     }
 
-    /** RFC 3339, UTC, whole seconds, {@code Z}: what both SDKs parse (CONTRACT §2.3). */
+    /** RFC 3339, UTC, whole seconds, {@code Z}: what both SDKs parse (runtime-contract §2.3). */
     static String rfc3339(Instant t) {
         return DateTimeFormatter.ISO_INSTANT.format(t.truncatedTo(ChronoUnit.SECONDS));
     }

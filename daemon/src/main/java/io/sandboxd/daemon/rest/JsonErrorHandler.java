@@ -9,7 +9,7 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * Errors Jetty raises before our handlers run (unparsable URI, bad header, NUL in the path)
- * get the same JSON body as every other error (CONTRACT §2.2) instead of Jetty's HTML.
+ * get the same JSON body as every other error (runtime-contract §2.2) instead of Jetty's HTML.
  */
 final class JsonErrorHandler extends ErrorHandler {
     @Override

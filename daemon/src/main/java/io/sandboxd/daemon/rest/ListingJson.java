@@ -10,7 +10,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A directory listing as upstream's JSON (CONTRACT §2.3), written entry by entry as the listing
+ * A directory listing as upstream's JSON (runtime-contract §2.3), written entry by entry as the listing
  * delivers them: one JSON object whatever the number of entries, never built whole in memory.
  * A name that is not UTF-8 shows in {@code name} as upstream shows it (each invalid byte a
  * U+FFFD), and the entry gets one more field, {@code name_encoded}: the name's bytes

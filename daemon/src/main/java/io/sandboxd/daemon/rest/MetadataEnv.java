@@ -6,7 +6,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * What {@code GET /v1/metadata} exposes (CONTRACT §2.6): variables with the configured prefix,
+ * What {@code GET /v1/metadata} exposes (runtime-contract §2.6): variables with the configured prefix,
  * minus any whose name has a credential word as a whole {@code _}-separated word, so
  * {@code SANDBOX_API_TOKEN} is withheld while {@code SANDBOX_MONKEY} and {@code SANDBOX_AUTHOR} are not.
  */

@@ -12,7 +12,7 @@ import org.eclipse.jetty.io.Content;
 
 /**
  * The {@code file} part of a {@code multipart/form-data} body, streamed with Jetty's push
- * parser: only the current chunk is in memory, other parts are skipped (CONTRACT §2.4).
+ * parser: only the current chunk is in memory, other parts are skipped (runtime-contract §2.4).
  */
 final class MultipartFileSource implements ContentSource {
     private final InputStream in;

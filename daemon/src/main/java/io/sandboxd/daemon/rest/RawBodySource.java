@@ -11,7 +11,7 @@ import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.util.Blocker;
 
 /**
- * The request body as the file's content (CONTRACT §2.4), read as Jetty's own network buffers
+ * The request body as the file's content (runtime-contract §2.4), read as Jetty's own network buffers
  * (no copy into a byte[] as the servlet stream would make). Large chunks go to the file as they
  * are; small ones are gathered into one large direct buffer, so the file gets a few large writes
  * instead of one per network read. Bounded: one buffer per upload; a body that trickles is cut

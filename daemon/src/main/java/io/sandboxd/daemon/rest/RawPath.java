@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The {@code {path}} of {@code /v1/files/{path}}: everything after the prefix in the raw
- * (still percent-encoded) request URI, decoded exactly once into bytes (CONTRACT §2.1). Reading
+ * (still percent-encoded) request URI, decoded exactly once into bytes (runtime-contract §2.1). Reading
  * the raw URI is what makes {@code dir%2Fsub} and {@code %2E%2E} reach us unnormalised; decoding
  * to bytes, not text, is what lets {@code %FF%FE} address a name that is not UTF-8, as upstream
  * does. A NUL byte is refused later ({@link io.sandboxd.daemon.fs.UserPath}).

@@ -19,7 +19,7 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * The REST API on --rest-port (CONTRACT §2): Javalin on Jetty 12. A thin adapter: requests go to
+ * The REST API on --rest-port (runtime-contract §2): Javalin on Jetty 12. A thin adapter: requests go to
  * {@link FilesHandler} (→ {@link FileStore}), health, metadata and metrics; every error leaves as
  * {@code {"code","message"}} JSON. The file store it serves is built and handed over by the daemon.
  */

@@ -16,7 +16,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The runnable jar and the launcher: start, health 200, SIGTERM, exit 0 (CONTRACT §3). */
+/** The runnable jar and the launcher: start, health 200, SIGTERM, exit 0 (runtime-contract §3). */
 class DaemonJarIT {
     @TempDir
     Path tmp;

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** CONTRACT §3 flags: defaults, SANDBOXD_* variables, flag precedence, one-line errors with exit 2. */
+/** runtime-contract §3 flags: defaults, SANDBOXD_* variables, flag precedence, one-line errors with exit 2. */
 class MainTest {
     @TempDir
     Path tmp;

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** CONTRACT §1.4: 1 GiB of output through Execute with the daemon heap capped at 64 MiB. */
+/** runtime-contract §1.4: 1 GiB of output through Execute with the daemon heap capped at 64 MiB. */
 class ExecuteBoundedMemoryIT {
     @TempDir
     Path root;

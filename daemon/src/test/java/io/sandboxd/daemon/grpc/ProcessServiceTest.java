@@ -30,7 +30,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** CONTRACT §1.2–1.7 against a real daemon on loopback, a real grpc-java client and real processes. */
+/** runtime-contract §1.2–1.7 against a real daemon on loopback, a real grpc-java client and real processes. */
 class ProcessServiceTest {
     @TempDir
     static Path tmp;

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** CONTRACT §1.3 (PTY), §1.5 (^D), §1.7 (resize) with real pseudo-terminals. */
+/** runtime-contract §1.3 (PTY), §1.5 (^D), §1.7 (resize) with real pseudo-terminals. */
 class PtyTest {
     @TempDir
     static Path tmp;

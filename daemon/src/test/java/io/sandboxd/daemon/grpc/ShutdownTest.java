@@ -22,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** CONTRACT §1.8 with live processes (pipe, PTY, TERM-ignoring, background children, Execute). */
+/** runtime-contract §1.8 with live processes (pipe, PTY, TERM-ignoring, background children, Execute). */
 class ShutdownTest {
     @TempDir
     Path tmp;

@@ -10,7 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** CONTRACT §3 access token on the REST side. */
+/** runtime-contract §3 access token on the REST side. */
 class AuthTest {
     @TempDir
     Path tmp;

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** CONTRACT §2, statement by statement, against a real server and real files. */
+/** runtime-contract §2, statement by statement, against a real server and real files. */
 class RestApiTest {
     @TempDir
     Path tmp;
