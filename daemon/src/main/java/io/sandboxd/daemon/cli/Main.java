@@ -90,11 +90,17 @@ public final class Main {
             JvmAttach.refuseSameUserAttach(); // the children share our uid: no jcmd/attach for them
         }
         ShutdownSignals signals = ShutdownSignals.install();
-        Daemon daemon = new Daemon(
-                p.config(),
-                p.durable(),
-                preloader.metrics(),
-                RequestLog.stderr(p.config().logFormat()));
+        Daemon daemon;
+        try {
+            daemon = new Daemon(
+                    p.config(),
+                    p.durable(),
+                    preloader.metrics(),
+                    RequestLog.stderr(p.config().logFormat()));
+        } catch (java.io.UncheckedIOException e) {
+            System.err.println("sandboxd: failed to start: " + oneLine(String.valueOf(e.getMessage())));
+            return 1;
+        }
         try {
             daemon.start();
         } catch (Exception e) {

@@ -112,9 +112,8 @@ public final class SandboxdCommand {
 
     @Option(
             names = "--state-dir",
-            defaultValue = io.sandboxd.daemon.config.DurableConfig.DEFAULT_STATE_DIR,
             description = "Daemon state (the output journal of durable processes), outside the sandbox root; "
-                    + "emptied at start (env SANDBOXD_STATE_DIR, default ${DEFAULT-VALUE}).")
+                    + "emptied at start (env SANDBOXD_STATE_DIR, default /tmp/sandboxd-state-<uid>).")
     String stateDir;
 
     @Option(
@@ -249,10 +248,12 @@ public final class SandboxdCommand {
 
     /** The durable-process settings; {@code rootDir} is the validated sandbox root, which must not hold the state. */
     io.sandboxd.daemon.config.DurableConfig toDurableConfig(CommandLine cmd, Path rootDir) {
-        if (stateDir == null || stateDir.isBlank()) {
+        if (stateDir != null && stateDir.isBlank()) {
             throw bad(cmd, "--state-dir must not be empty");
         }
-        Path state = Path.of(stateDir).toAbsolutePath().normalize();
+        Path state = (stateDir == null ? io.sandboxd.daemon.config.DurableConfig.defaultStateDir() : Path.of(stateDir))
+                .toAbsolutePath()
+                .normalize();
         if (state.startsWith(rootDir) || rootDir.startsWith(state)) {
             throw bad(cmd, "--state-dir \"" + stateDir + "\" must be outside the sandbox root " + rootDir);
         }
@@ -275,10 +276,10 @@ public final class SandboxdCommand {
         try {
             Files.createDirectories(state);
         } catch (IOException | SecurityException e) {
-            throw bad(
-                    cmd,
-                    "state dir \"" + stateDir + "\": cannot create ("
-                            + e.getClass().getSimpleName() + ")");
+            throw bad(cmd, "--state-dir \"" + state + "\": cannot create it");
+        }
+        if (!Files.isDirectory(state) || !Files.isWritable(state)) {
+            throw bad(cmd, "--state-dir \"" + state + "\" is not a writable directory for this user");
         }
         return new io.sandboxd.daemon.config.DurableConfig(
                 state, journalRetention, journalTotalCap, endedRetention, maxEnded, timeoutGrace, attachHeartbeat);

@@ -23,7 +23,20 @@ public record DurableConfig(
         int maxEnded,
         Duration timeoutGrace,
         Duration attachHeartbeat) {
-    public static final String DEFAULT_STATE_DIR = "/tmp/sandboxd-state";
+    /**
+     * {@code /tmp/sandboxd-state-<uid>}: one directory per user, so daemons of different users on
+     * one machine (tests, a root daemon next to a non-root one) never share or block each other's.
+     */
+    public static Path defaultStateDir() {
+        Object uid;
+        try {
+            uid = java.nio.file.Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+            uid = System.getProperty("user.name");
+        }
+        return Path.of("/tmp", "sandboxd-state-" + uid);
+    }
+
     public static final long DEFAULT_RETENTION = 8L * 1024 * 1024;
     public static final long DEFAULT_TOTAL_CAP = 1024L * 1024 * 1024;
 
