@@ -8,12 +8,14 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.sandboxd.api.process.v1.ExecuteRequest;
+import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.client.Command;
 import io.sandboxd.client.ExecResult;
 import io.sandboxd.client.GrpcCallException;
 import io.sandboxd.client.RemoteProcess;
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.client.StartRecorder;
+import io.sandboxd.router.testing.H2RawClient;
 import io.sandboxd.router.testing.RouterFixture;
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
@@ -131,6 +133,53 @@ class GrpcThroughRouterTest {
         assertThat(r.status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
         assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(25));
         awaitDead(shell);
+    }
+
+    /**
+     * The deadline alone, with no client that cancels at it: a raw HTTP/2 caller sends
+     * {@code grpc-timeout: 2S} and waits. The daemon ends the call at its deadline (grpc-java resets
+     * a stream whose response has begun, RST_STREAM CANCEL) and kills the process, which it can only
+     * do if the router forwarded the header; the caller sees what it sees straight from the daemon.
+     */
+    @Test
+    void grpcTimeoutReachesTheDaemonWhenNoClientEnforcesIt() throws Exception {
+        H2RawClient.Answer routed = startWithOnlyAGrpcTimeout(router.port());
+        H2RawClient.Answer straight = startWithOnlyAGrpcTimeout(daemon.grpcPort());
+        assertThat(routed.resetCode()).isEqualTo(straight.resetCode()).isEqualTo(8L);
+        assertThat(routed.headers().get(0).status())
+                .isEqualTo(straight.headers().get(0).status());
+    }
+
+    private static H2RawClient.Answer startWithOnlyAGrpcTimeout(int port) throws Exception {
+        byte[] msg = Command.shell("echo $$; exec sleep 30").toStartRequest().toByteArray();
+        byte[] framed = java.nio.ByteBuffer.allocate(5 + msg.length)
+                .put((byte) 0)
+                .putInt(msg.length)
+                .put(msg)
+                .array();
+        io.netty.handler.codec.http2.Http2Headers h = H2RawClient.request("POST", "/process.v1.ProcessService/Start")
+                .add("content-type", "application/grpc")
+                .add("te", "trailers")
+                .add("grpc-timeout", "2S")
+                .add("x-sandbox-id", "sb")
+                .add("x-sandbox-pod-ip", "127.0.0.1")
+                .add("x-sandbox-port", Integer.toString(daemon.grpcPort()));
+        long t0 = System.nanoTime();
+        H2RawClient.Answer a;
+        try (H2RawClient c = new H2RawClient(port)) {
+            a = c.exchange(h, framed); // waits up to 30 s: the sleep would outlive that
+        }
+        assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(20));
+        StringBuilder stdout = new StringBuilder();
+        java.nio.ByteBuffer body = java.nio.ByteBuffer.wrap(a.body());
+        while (body.remaining() >= 5) {
+            body.get();
+            byte[] m = new byte[body.getInt()];
+            body.get(m);
+            stdout.append(StartResponse.parseFrom(m).getStdout().toStringUtf8());
+        }
+        awaitDead(Integer.parseInt(stdout.toString().trim()));
+        return a;
     }
 
     @Test
