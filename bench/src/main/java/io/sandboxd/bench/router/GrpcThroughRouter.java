@@ -79,16 +79,32 @@ final class GrpcThroughRouter implements AutoCloseable {
         }
     }
 
-    /** {@code n} sequential Execute(["true"]); each result is checked outside the timing. */
-    static Latency executeLatency(SandboxdClient c, int n) {
-        double[] ms = new double[n];
+    /**
+     * {@code n} sequential Execute(["true"]) on each client, the two alternating call by call (which
+     * goes first flips every pair), so both see the same moments of a noisy machine; each result is
+     * checked outside the timing. Returns {@code a}'s latencies, then {@code b}'s.
+     */
+    static Latency[] executeLatency(SandboxdClient a, SandboxdClient b, int n) {
+        double[] msA = new double[n];
+        double[] msB = new double[n];
         for (int i = 0; i < n; i++) {
-            long t = System.nanoTime();
-            ExecResult r = c.execute(TRUE);
-            ms[i] = (System.nanoTime() - t) / 1e6;
-            check(r);
+            if (i % 2 == 0) {
+                msA[i] = timedExecute(a);
+                msB[i] = timedExecute(b);
+            } else {
+                msB[i] = timedExecute(b);
+                msA[i] = timedExecute(a);
+            }
         }
-        return Latency.of(ms);
+        return new Latency[] {Latency.of(msA), Latency.of(msB)};
+    }
+
+    private static double timedExecute(SandboxdClient c) {
+        long t = System.nanoTime();
+        ExecResult r = c.execute(TRUE);
+        double ms = (System.nanoTime() - t) / 1e6;
+        check(r);
+        return ms;
     }
 
     private static void check(ExecResult r) {

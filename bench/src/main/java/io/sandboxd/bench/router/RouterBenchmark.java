@@ -28,8 +28,8 @@ import picocli.CommandLine.Option;
  * its real jar (or a running router with --router); a closed-loop load at each concurrency straight
  * to the backend, through the router and, with --baseline-router-jar, through a second router (an
  * earlier build, say), the targets interleaved within each cell. gRPC: the packaged daemon as a
- * process, sequential Execute latency and Start stream rate, straight to it and through the router,
- * interleaved. The router's RSS idle and after each load. Prints tables and writes JSON. Run:
+ * process, sequential Execute latency (direct and router alternating call by call) and Start stream
+ * rate (alternating stream by stream), straight to it and through the router. The router's RSS idle and after each load. Prints tables and writes JSON. Run:
  * {@code java -jar bench/target/sandboxd-bench.jar router}.
  */
 @Command(
@@ -128,7 +128,8 @@ public final class RouterBenchmark implements java.util.concurrent.Callable<Inte
     @Option(
             names = "--grpc-calls",
             defaultValue = "2000",
-            description = "Sequential Execute calls per round and target (default ${DEFAULT-VALUE}).")
+            description = "Sequential Execute calls per round and target, direct and router alternating call by call"
+                    + " (default ${DEFAULT-VALUE}).")
     int grpcCalls;
 
     @Option(
@@ -140,7 +141,7 @@ public final class RouterBenchmark implements java.util.concurrent.Callable<Inte
     @Option(
             names = "--grpc-rounds",
             defaultValue = "3",
-            description = "Execute rounds, direct and router alternating (default ${DEFAULT-VALUE}).")
+            description = "Execute rounds, each with its own percentiles (default ${DEFAULT-VALUE}).")
     int grpcRounds;
 
     @Option(
@@ -383,15 +384,9 @@ public final class RouterBenchmark implements java.util.concurrent.Callable<Inte
         GrpcThroughRouter.warmUp(g.routed, grpcWarmupCalls);
         List<ExecuteRound> rounds = new ArrayList<>();
         for (int r = 0; r < grpcRounds; r++) {
-            GrpcThroughRouter.Latency d;
-            GrpcThroughRouter.Latency v;
-            if (r % 2 == 0) {
-                d = GrpcThroughRouter.executeLatency(g.direct, grpcCalls);
-                v = GrpcThroughRouter.executeLatency(g.routed, grpcCalls);
-            } else {
-                v = GrpcThroughRouter.executeLatency(g.routed, grpcCalls);
-                d = GrpcThroughRouter.executeLatency(g.direct, grpcCalls);
-            }
+            GrpcThroughRouter.Latency[] both = GrpcThroughRouter.executeLatency(g.direct, g.routed, grpcCalls);
+            GrpcThroughRouter.Latency d = both[0];
+            GrpcThroughRouter.Latency v = both[1];
             ExecuteRound round = new ExecuteRound(d, v);
             rounds.add(round);
             System.out.printf(
