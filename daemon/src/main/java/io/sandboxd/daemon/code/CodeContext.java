@@ -29,6 +29,8 @@ public final class CodeContext {
     static final long INTERRUPT_GRACE_MILLIS = 3000;
     /** kernel_info_request is repeated this often until iopub proves subscribed (jupyter_client does the same). */
     static final long HANDSHAKE_RETRY_MILLIS = 200;
+    /** After shell disconnects, how long the kernel's exit has to be seen before the drop counts as a protocol error. */
+    static final long SHELL_DROP_GRACE_MILLIS = 2000;
 
     private final String id;
     private final Kernelspec spec;
@@ -166,6 +168,7 @@ public final class CodeContext {
         k.lastBeatNanos = System.nanoTime();
         k.beatTimer = loop.schedule(HEARTBEAT_INTERVAL_MILLIS, () -> beat(k));
         state = ContextState.IDLE;
+        lastUsedMillis = System.currentTimeMillis(); // idle time counts from here, not from the request
         k.ready.complete(null);
         pump();
     }
@@ -294,8 +297,8 @@ public final class CodeContext {
 
     private void pump() {
         Kernel k = kernel;
-        if (running != null || k == null || k.gone || !k.ready.isDone()) {
-            return;
+        if (running != null || k == null || k.gone || !k.ready.isDone() || !k.iopubSeen) {
+            return; // (iopubSeen: after iopub was reopened, the next execution waits for it to flow again)
         }
         CodeExecution e = queue.pollFirst();
         queuedCount = queue.size();
@@ -446,6 +449,7 @@ public final class CodeContext {
         if (!k.iopubSeen) {
             k.iopubSeen = true;
             k.checkReady();
+            pump();
         }
         CodeExecution e = running;
         if (e == null || !m.parentMsgId().equals(e.msgId)) {
@@ -521,7 +525,7 @@ public final class CodeContext {
 
         /** kernel_info_request until both its reply and an iopub message came: then nothing on iopub is missed. */
         void handshake() {
-            if (gone || ready.isDone()) {
+            if (gone || (ready.isDone() && iopubSeen)) {
                 return;
             }
             conn.send(false, "kernel_info_request", new JsonObject());
@@ -576,10 +580,33 @@ public final class CodeContext {
 
         @Override
         public void onIopubDropped() {
+            if (gone) {
+                return;
+            }
             CodeExecution e = running;
-            if (this == kernel && e != null) {
+            if (e != null) {
                 e.oversized++;
             }
+            iopubSeen = false;
+            if (handshakeTimer != null) {
+                handshakeTimer.cancel();
+            }
+            handshake(); // until the new subscription delivers
+        }
+
+        @Override
+        public void onShellDropped() {
+            // The kernel's death drops shell too, and its exit is reported on its own; a kernel
+            // still running after a moment sent something over the size limit and cannot go on.
+            loop.schedule(SHELL_DROP_GRACE_MILLIS, () -> {
+                if (!process.process().finished().isDone()) {
+                    gone(
+                            this,
+                            "the kernel sent a message over --code-max-message-size (" + settings.maxMessageSize()
+                                    + " bytes) on shell and was killed",
+                            ErrorKind.FAILED_PRECONDITION);
+                }
+            });
         }
     }
 }

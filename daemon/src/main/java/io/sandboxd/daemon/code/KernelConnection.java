@@ -11,8 +11,10 @@ import org.zeromq.ZMQ;
  * The client side of one kernel's channels on the {@link KernelLoop}: DEALER sockets to shell and
  * control, a SUB socket to iopub, a REQ socket to the heartbeat, all on 127.0.0.1. Every message
  * received is checked against the kernel's key; a wrong signature is dropped and reported. Inbound
- * frames beyond {@code maxMessageSize} make ZeroMQ drop the connection (it reconnects): a monitor
- * on iopub reports that, so the execution can say an output was lost. Loop thread only.
+ * frames beyond {@code maxMessageSize} make ZeroMQ end the connection for good (a protocol error:
+ * no reconnect). Monitors see that: iopub is then opened afresh (the outputs in between are lost
+ * and reported), while shell is reported so the context can end a kernel that misbehaves there.
+ * Loop thread only.
  */
 final class KernelConnection {
     /** How many messages one socket may deliver per poll round, so one chatty kernel cannot starve the rest. */
@@ -33,8 +35,11 @@ final class KernelConnection {
         /** A message was dropped: its signature was wrong (true) or it was malformed. */
         void onRejected(boolean badSignature);
 
-        /** The iopub connection dropped, typically for a message over the size limit. */
+        /** The iopub connection dropped, typically for a message over the size limit; a new one is being made. */
         void onIopubDropped();
+
+        /** The shell connection dropped: the kernel died, or sent a message over the size limit. */
+        void onShellDropped();
     }
 
     private final KernelLoop loop;
@@ -46,7 +51,8 @@ final class KernelConnection {
     private ZMQ.Socket control;
     private ZMQ.Socket iopub;
     private ZMQ.Socket hb;
-    private ZMQ.Socket monitor;
+    private ZMQ.Socket iopubMonitor;
+    private ZMQ.Socket shellMonitor;
     private boolean pingOutstanding;
 
     KernelConnection(KernelLoop loop, ConnectionFile file, long maxMessageSize, Listener listener) {
@@ -59,21 +65,47 @@ final class KernelConnection {
 
     void open() {
         shell = connect(SocketType.DEALER, file.shell());
+        shellMonitor = monitor(shell, () -> listener.onShellDropped());
         control = connect(SocketType.DEALER, file.control());
-        iopub = loop.socket(SocketType.SUB);
-        iopub.setMaxMsgSize(maxMessageSize);
-        String address = "inproc://sandboxd-iopub-monitor-" + MONITORS.incrementAndGet();
-        iopub.monitor(address, ZMQ.EVENT_DISCONNECTED);
-        monitor = loop.socket(SocketType.PAIR);
-        monitor.connect(address);
-        iopub.subscribe(new byte[0]);
-        iopub.connect(tcp(file.iopub()));
+        openIopub();
         hb = connect(SocketType.REQ, file.hb());
         loop.register(shell, () -> drain(shell, listener::onShellReply));
         loop.register(control, () -> drain(control, listener::onControlReply));
-        loop.register(iopub, () -> drain(iopub, listener::onIopub));
         loop.register(hb, this::heartbeatReply);
-        loop.register(monitor, this::monitorEvents);
+    }
+
+    private void openIopub() {
+        iopub = loop.socket(SocketType.SUB);
+        iopub.setMaxMsgSize(maxMessageSize);
+        iopubMonitor = monitor(iopub, this::iopubDropped);
+        iopub.subscribe(new byte[0]);
+        iopub.connect(tcp(file.iopub()));
+        loop.register(iopub, () -> drain(iopub, listener::onIopub));
+    }
+
+    private void iopubDropped() {
+        loop.close(iopubMonitor);
+        loop.close(iopub);
+        openIopub();
+        listener.onIopubDropped();
+    }
+
+    /** A PAIR socket receiving {@code s}'s disconnections, which runs {@code onDisconnect} for each. */
+    private ZMQ.Socket monitor(ZMQ.Socket s, Runnable onDisconnect) {
+        String address = "inproc://sandboxd-kernel-monitor-" + MONITORS.incrementAndGet();
+        s.monitor(address, ZMQ.EVENT_DISCONNECTED);
+        ZMQ.Socket m = loop.socket(SocketType.PAIR);
+        m.connect(address);
+        loop.register(m, () -> {
+            ZMQ.Event e;
+            while ((e = ZMQ.Event.recv(m, ZMQ.DONTWAIT)) != null) {
+                if (e.getEvent() == ZMQ.EVENT_DISCONNECTED) {
+                    onDisconnect.run();
+                    return; // the handler may have closed this monitor
+                }
+            }
+        });
+        return m;
     }
 
     private ZMQ.Socket connect(SocketType type, int port) {
@@ -107,19 +139,11 @@ final class KernelConnection {
         return true;
     }
 
+    /** REQ: one reply per request, and a second recv before the next send is an error. */
     private void heartbeatReply() {
-        while (hb.recv(ZMQ.DONTWAIT) != null) {
+        if (pingOutstanding && hb.recv(ZMQ.DONTWAIT) != null) {
             pingOutstanding = false;
             listener.onHeartbeat();
-        }
-    }
-
-    private void monitorEvents() {
-        ZMQ.Event e;
-        while ((e = ZMQ.Event.recv(monitor, ZMQ.DONTWAIT)) != null) {
-            if (e.getEvent() == ZMQ.EVENT_DISCONNECTED) {
-                listener.onIopubDropped();
-            }
         }
     }
 
@@ -147,11 +171,11 @@ final class KernelConnection {
 
     /** Closes every socket; nothing is reported afterwards. */
     void close() {
-        for (ZMQ.Socket s : new ZMQ.Socket[] {monitor, shell, control, iopub, hb}) {
+        for (ZMQ.Socket s : new ZMQ.Socket[] {iopubMonitor, shellMonitor, shell, control, iopub, hb}) {
             if (s != null) {
                 loop.close(s);
             }
         }
-        monitor = shell = control = iopub = hb = null;
+        iopubMonitor = shellMonitor = shell = control = iopub = hb = null;
     }
 }
