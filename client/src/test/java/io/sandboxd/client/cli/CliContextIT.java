@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,10 +51,20 @@ class CliContextIT {
         String id = created.stdout().strip();
         assertThat(id).matches("ctx-[0-9a-f]+");
 
-        CliProcess.Result r =
-                cli("context", "exec", id, "x = 41\nprint(x + 1)\nx").run();
+        // text as text; a figure goes to a file whose name is printed
+        CliProcess.Result r = cli(
+                        "context",
+                        "exec",
+                        id,
+                        "x = 41\nprint(x + 1)\nimport matplotlib.pyplot as plt\nplt.figure(figsize=(1, 1))\n"
+                                + "plt.plot([1, 2])\nplt.show()\nx")
+                .run();
         assertThat(r.exitCode()).as(r.toString()).isZero();
-        assertThat(r.stdout()).isEqualTo("42\n41\n");
+        assertThat(r.stdout()).startsWith("42\n").endsWith("]\n41\n");
+        Matcher m = Pattern.compile("\\[image/png, ([0-9]+) bytes: (\\S+)]").matcher(r.stdout());
+        assertThat(m.find()).as(r.stdout()).isTrue();
+        byte[] png = Files.readAllBytes(work.resolve(m.group(2)));
+        assertThat(png).hasSize(Integer.parseInt(m.group(1))).startsWith(0x89, 'P', 'N', 'G');
 
         // CODE "-" reads stdin; an exception: traceback on stderr, exit 1
         r = cli("context", "exec", id, "-").stdin("print(x)\n1/0\n").run();
