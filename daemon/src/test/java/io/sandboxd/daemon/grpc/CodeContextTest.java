@@ -195,13 +195,13 @@ class CodeContextTest {
 
     @Test
     void executionsOnOneContextRunInSubmissionOrder() throws Exception {
-        List<String> finished = new CopyOnWriteArrayList<>();
+        assertThat(d.run(shared, "import time\norder = []").status().getState())
+                .isEqualTo(ExecutionState.EXECUTION_STATE_OK);
         List<CompletableFuture<Void>> all = new ArrayList<>();
-        String[] codes = {"import time\ntime.sleep(0.5)\nprint('a')", "print('b')", "print('c')"};
+        String[] codes = {"time.sleep(0.5)\norder.append('a')", "order.append('b')", "order.append('c')"};
         for (String code : codes) {
             CompletableFuture<Void> f = new CompletableFuture<>();
             all.add(f);
-            StringBuilder out = new StringBuilder();
             d.async()
                     .execute(
                             ExecuteRequest.newBuilder()
@@ -210,14 +210,7 @@ class CodeContextTest {
                                     .build(),
                             new StreamObserver<>() {
                                 @Override
-                                public void onNext(ExecuteEvent e) {
-                                    if (e.hasStream()) {
-                                        out.append(e.getStream().getText());
-                                    }
-                                    if (e.hasStatus()) {
-                                        finished.add(out.toString().strip());
-                                    }
-                                }
+                                public void onNext(ExecuteEvent e) {}
 
                                 @Override
                                 public void onError(Throwable t) {
@@ -231,7 +224,7 @@ class CodeContextTest {
                             });
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-        assertThat(finished).containsExactly("a", "b", "c");
+        assertThat(d.run(shared, "print(order)").stdout()).isEqualTo("['a', 'b', 'c']\n");
     }
 
     @Test
