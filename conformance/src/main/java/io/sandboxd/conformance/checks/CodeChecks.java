@@ -188,6 +188,7 @@ public final class CodeChecks {
     }
 
     static void err001(CheckContext ctx) {
+        shared(ctx); // a python kernel is installed (else skipped): the message must name it
         Status s = Expect.grpc(
                 () -> ctx.client().code().create("no-such-language-" + System.nanoTime()),
                 Status.Code.NOT_FOUND,
