@@ -193,6 +193,11 @@ public final class SandboxdClient implements AutoCloseable {
         return p;
     }
 
+    /** The code-context service ({@code sandboxd.code.v1alpha1}) of this view. */
+    public CodeContexts code() {
+        return new CodeContexts(this);
+    }
+
     /** The durable-process service ({@code sandboxd.durable.v1alpha1}) of this view. */
     public DurableProcesses durable() {
         return new DurableProcesses(this);

@@ -33,6 +33,7 @@ import tools.jackson.databind.node.ObjectNode;
             LsCommand.class,
             RmCommand.class,
             HealthCommand.class,
+            ContextCommand.class,
             CommandLine.HelpCommand.class
         },
         footer = {
@@ -47,7 +48,7 @@ public final class Cli implements Callable<Integer> {
     @Override
     public Integer call() {
         throw new CommandLine.ParameterException(
-                spec.commandLine(), "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, health)");
+                spec.commandLine(), "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, health, context)");
     }
 
     public static void main(String[] args) {

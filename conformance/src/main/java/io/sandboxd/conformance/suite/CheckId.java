@@ -1,6 +1,7 @@
 package io.sandboxd.conformance.suite;
 
 import static io.sandboxd.conformance.suite.Level.CORE;
+import static io.sandboxd.conformance.suite.Level.EXTENDED;
 import static io.sandboxd.conformance.suite.Level.RECOMMENDED;
 
 /**
@@ -271,6 +272,34 @@ public enum CheckId {
     AUTH_004(
             RECOMMENDED, "3", "With a token configured, gRPC calls without or with a wrong token get UNAUTHENTICATED."),
     AUTH_005(RECOMMENDED, "3", "With a token configured, the gRPC health service needs no token."),
+
+    // §4.4 code contexts (extended): a python kernelspec; skipped when the runtime has none
+    CODE_EXEC_001(
+            EXTENDED,
+            "4.4",
+            "CreateContext(python) answers with an id; state is kept across executions (x = 41, then print(x + 1) prints 42) and each ends with status OK last."),
+    CODE_EXEC_002(
+            EXTENDED,
+            "4.4",
+            "An exception gives an error event (name, value, traceback) and status ERROR; the context keeps its state."),
+    CODE_EXEC_003(
+            EXTENDED,
+            "4.4",
+            "A display of image/png arrives as the raw (base64-decoded) bytes, next to its text/plain."),
+    CODE_EXEC_004(
+            EXTENDED, "4.4", "Executions submitted together on one context run one at a time in submission order."),
+    CODE_INT_001(
+            EXTENDED,
+            "4.4",
+            "Interrupt stops a busy loop within 2 s (status ERROR, KeyboardInterrupt) and the state survives."),
+    CODE_ERR_001(
+            EXTENDED,
+            "4.4",
+            "CreateContext for an unknown language fails with NOT_FOUND naming the installed kernels."),
+    CODE_LIFE_001(
+            EXTENDED,
+            "4.4",
+            "Restart keeps the id and clears the state; List shows the context with its kernel pid; after Delete it is NOT_FOUND."),
 
     // Destructive, opt-in; runs last because it empties the root.
     FS_DEL_008(
