@@ -217,18 +217,10 @@ public final class FileStore {
             Posix.Stat st = Posix.stat(dirFd);
             key = new DirectorySync.Key(st.dev(), st.ino());
         } catch (LastErrorException e) {
-            fsyncDirectory(dirFd); // cannot identify the directory: sync it alone
+            Durability.syncDirectory(dirFd); // cannot identify the directory: sync it alone
             return;
         }
-        directorySync.syncAfterRename(key, () -> fsyncDirectory(dirFd));
-    }
-
-    private static void fsyncDirectory(int dirFd) {
-        try (FileChannel dir = FileChannel.open(Posix.fdPath(dirFd), StandardOpenOption.READ)) {
-            dir.force(true);
-        } catch (IOException e) {
-            // best effort: some filesystems refuse fsync on directories; the rename already happened
-        }
+        directorySync.syncAfterRename(key, () -> Durability.syncDirectory(dirFd));
     }
 
     // ---------------------------------------------------------------- delete
