@@ -71,6 +71,17 @@ public final class FileOperations {
         }
     }
 
+    // ---------------------------------------------------------------- list
+
+    /**
+     * One page of a deep listing of a directory ({@link TreeListing}); the caller closes it.
+     *
+     * @param after where the previous page ended ({@link ListCursor#decode}); null for the first
+     */
+    public TreeListing list(byte[] clientPath, int depth, int limit, ListCursor after) throws SandboxException {
+        return TreeListing.open(root, clientPath, depth, limit, after);
+    }
+
     // ---------------------------------------------------------------- mkdir
 
     /**

@@ -5,6 +5,9 @@ import io.javalin.http.HandlerType;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.FileOperations;
+import io.sandboxd.daemon.fs.ListCursor;
+import io.sandboxd.daemon.fs.TreeListing;
+import java.io.IOException;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -16,6 +19,9 @@ final class FileOpsHandler {
     /** Octal, three or four digits, an optional leading 0: {@code 755}, {@code 0755}, {@code 1777}. */
     private static final Pattern MODE = Pattern.compile("^0?[0-7]{3,4}$");
 
+    /** Entries per listing page unless the request says otherwise. */
+    static final int DEFAULT_PAGE = 1000;
+
     private final FileOperations ops;
 
     FileOpsHandler(FileOperations ops) {
@@ -24,6 +30,7 @@ final class FileOpsHandler {
 
     void register(ExtensionRoutes routes) {
         routes.add(HandlerType.GET, "fs/stat", this::stat);
+        routes.add(HandlerType.GET, "fs/list", this::list);
         routes.add(HandlerType.POST, "fs/mkdir", this::mkdir);
         routes.add(HandlerType.POST, "fs/move", this::move);
         routes.add(HandlerType.POST, "fs/chmod", this::chmod);
@@ -32,6 +39,21 @@ final class FileOpsHandler {
     void stat(Context ctx) throws SandboxException {
         QueryParams q = QueryParams.of(ctx, Set.of("path", "follow"));
         json(ctx, StatJson.of(ops.stat(q.path("path"), q.bool("follow", false))));
+    }
+
+    void list(Context ctx) throws SandboxException, IOException {
+        QueryParams q = QueryParams.of(ctx, Set.of("path", "depth", "limit", "cursor"));
+        byte[] path = q.path("path");
+        int depth = (int) q.integer("depth", 1, 1, TreeListing.MAX_DEPTH);
+        int limit = (int) q.integer("limit", DEFAULT_PAGE, 1, TreeListing.MAX_LIMIT);
+        String cursor = q.string("cursor").orElse("");
+        ListCursor after = cursor.isEmpty() ? null : ListCursor.decode(cursor);
+        try (TreeListing listing = ops.list(path, depth, limit, after)) {
+            ctx.status(200);
+            ctx.res().setContentType("application/json");
+            // streamed: Jetty sends a Content-Length when it all fits its buffer, else chunks
+            TreeListingJson.write(listing, ctx.res().getOutputStream());
+        }
     }
 
     void mkdir(Context ctx) throws SandboxException {
