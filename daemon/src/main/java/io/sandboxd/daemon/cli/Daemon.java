@@ -4,7 +4,9 @@ import io.sandboxd.daemon.auth.AccessToken;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.DurableConfig;
 import io.sandboxd.daemon.config.ListenerContext;
+import io.sandboxd.daemon.fs.ArchiveLimits;
 import io.sandboxd.daemon.fs.DirectBuffers;
+import io.sandboxd.daemon.fs.DirectoryArchives;
 import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
@@ -47,6 +49,7 @@ public final class Daemon {
     private final ProcessCore processes;
     private final FileStore files;
     private final FileOperations fileOps;
+    private final DirectoryArchives archives;
     /** File content in both directions: downloads read into these, raw uploads gather in them. */
     private final DirectBuffers fileBuffers = DirectBuffers.forFileContent();
 
@@ -67,6 +70,16 @@ public final class Daemon {
      *                state directory (daemons built in tests)
      */
     public Daemon(DaemonConfig config, DurableConfig durable, Metrics metrics, RequestLog requestLog) {
+        this(config, durable, null, metrics, requestLog);
+    }
+
+    /** @param archiveLimits what one archive upload may hold; null for the defaults */
+    public Daemon(
+            DaemonConfig config,
+            DurableConfig durable,
+            ArchiveLimits archiveLimits,
+            Metrics metrics,
+            RequestLog requestLog) {
         this.config = config;
         this.durable = durable != null ? durable : DurableConfig.defaults(temporaryStateDir());
         this.listeners = new ListenerContext(state, AccessToken.from(config.authToken()), requestLog, metrics);
@@ -77,6 +90,7 @@ public final class Daemon {
                 new ProcessRuntime(config.streamChunkSize(), config.runAs(), metrics.registry()));
         this.files = new FileStore(root, fileBuffers);
         this.fileOps = new FileOperations(root);
+        this.archives = new DirectoryArchives(root, archiveLimits != null ? archiveLimits : ArchiveLimits.defaults());
         if (!config.runAs().inherits()) {
             giveRootTo(config);
         }
@@ -128,7 +142,8 @@ public final class Daemon {
      * {@link #shutdown()} then closes whatever did start.
      */
     public void start() throws IOException {
-        RestServer restServer = new RestServer(config, listeners, files, fileBuffers, System.getenv(), fileOps);
+        RestServer restServer =
+                new RestServer(config, listeners, files, fileBuffers, System.getenv(), fileOps, archives);
         FutureTask<Void> restStart = new FutureTask<>(() -> {
             restServer.start();
             return null;

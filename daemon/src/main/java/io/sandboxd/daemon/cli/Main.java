@@ -55,9 +55,13 @@ public final class Main {
     }
 
     /** Outcome of parsing: a config to run, or an exit code (help/version: 0, bad value: 2). */
-    record Parsed(DaemonConfig config, io.sandboxd.daemon.config.DurableConfig durable, int exitCode) {
+    record Parsed(
+            DaemonConfig config,
+            io.sandboxd.daemon.config.DurableConfig durable,
+            int exitCode,
+            io.sandboxd.daemon.fs.ArchiveLimits archives) {
         Parsed(DaemonConfig config, int exitCode) {
-            this(config, null, exitCode);
+            this(config, null, exitCode, null);
         }
     }
 
@@ -73,7 +77,7 @@ public final class Main {
                 return new Parsed(null, 0);
             }
             DaemonConfig config = options.toConfig(cmd, env);
-            return new Parsed(config, options.toDurableConfig(cmd, config.rootDir()), 0);
+            return new Parsed(config, options.toDurableConfig(cmd, config.rootDir()), 0, options.toArchiveLimits(cmd));
         } catch (CommandLine.ParameterException e) {
             err.println("sandboxd: " + oneLine(e.getMessage()) + " (see --help)");
             err.flush();
@@ -95,6 +99,7 @@ public final class Main {
             daemon = new Daemon(
                     p.config(),
                     p.durable(),
+                    p.archives(),
                     preloader.metrics(),
                     RequestLog.stderr(p.config().logFormat()));
         } catch (java.io.UncheckedIOException e) {

@@ -17,8 +17,6 @@ public final class FileOperations {
     public static final int DEFAULT_DIRECTORY_MODE = 0755;
 
     private final SandboxRoot root;
-    /** Serialises the check-then-rename of a move on a filesystem without RENAME_NOREPLACE. */
-    private final Object noReplaceFallback = new Object();
 
     public FileOperations(SandboxRoot root) {
         this.root = root;
@@ -265,47 +263,16 @@ public final class FileOperations {
         }
     }
 
-    private void rename(int fromDir, Name fromName, int toDir, Name toName, boolean overwrite) throws SandboxException {
+    private static void rename(int fromDir, Name fromName, int toDir, Name toName, boolean overwrite)
+            throws SandboxException {
         try {
             if (overwrite) {
                 Posix.C.renameat(fromDir, fromName.cString(), toDir, toName.cString());
                 return;
             }
-            if (Posix.renameat2Available()) {
-                try {
-                    Posix.Rename2.renameat2(
-                            fromDir, fromName.cString(), toDir, toName.cString(), Posix.RENAME_NOREPLACE);
-                    return;
-                } catch (LastErrorException e) {
-                    if (e.getErrorCode() != Posix.EINVAL && e.getErrorCode() != Posix.ENOSYS) {
-                        throw e;
-                    }
-                    // EINVAL: this filesystem takes no flags (or the move is into itself, which
-                    // the plain rename below reports the same way)
-                }
-            }
-            renameUnlessExists(fromDir, fromName, toDir, toName);
+            Renames.noReplace(fromDir, fromName, toDir, toName);
         } catch (LastErrorException e) {
             throw renameError(e, overwrite);
-        }
-    }
-
-    /**
-     * Without RENAME_NOREPLACE: a check then a rename, serialised among this daemon's moves. A
-     * process of the sandbox creating the destination in between could still be replaced; only
-     * filesystems without the flag (few: not ext4, xfs, btrfs, tmpfs, overlayfs) have this gap.
-     */
-    private void renameUnlessExists(int fromDir, Name fromName, int toDir, Name toName) throws LastErrorException {
-        synchronized (noReplaceFallback) {
-            try {
-                Posix.typeAt(toDir, toName);
-                throw new LastErrorException(Posix.EEXIST);
-            } catch (LastErrorException e) {
-                if (e.getErrorCode() != Posix.ENOENT) {
-                    throw e;
-                }
-            }
-            Posix.C.renameat(fromDir, fromName.cString(), toDir, toName.cString());
         }
     }
 

@@ -63,6 +63,12 @@ final class Posix {
                 throws LastErrorException;
 
         static native int utimensat(int dirfd, byte[] path, long[] times, int flags) throws LastErrorException;
+
+        static native long write(int fd, byte[] buf, long count) throws LastErrorException;
+
+        static native long read(int fd, byte[] buf, long count) throws LastErrorException;
+
+        static native int syncfs(int fd) throws LastErrorException;
     }
 
     /**
@@ -215,6 +221,10 @@ final class Posix {
 
     static int openat(int dirfd, Name name, int flags) throws LastErrorException {
         return C.openat(dirfd, name.cString(), flags | O_CLOEXEC, 0);
+    }
+
+    static int openat(int dirfd, Name name, int flags, int mode) throws LastErrorException {
+        return C.openat(dirfd, name.cString(), flags | O_CLOEXEC, mode);
     }
 
     static void closeQuietly(int fd) {
