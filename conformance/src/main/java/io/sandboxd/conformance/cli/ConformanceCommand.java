@@ -60,9 +60,10 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(
             names = "--level",
             defaultValue = "core",
-            paramLabel = "core|recommended|all",
-            description =
-                    "core: [wire] checks only (compatibility); recommended: [ours] checks only; all: both. Default ${DEFAULT-VALUE}.")
+            paramLabel = "core|recommended|extended|all",
+            description = "core: [wire] checks only (compatibility); recommended: [ours] checks only; extended: "
+                    + "[extended] checks of services beyond upstream's (runtime-contract §4); all: every check. "
+                    + "Default ${DEFAULT-VALUE}.")
     String level;
 
     @Option(
