@@ -261,6 +261,41 @@ public enum CheckId {
             "A name with a credential word as a whole '_'-separated word is withheld; one that only contains it (SANDBOX_MONKEY) is kept."),
     RT_METRICS_001(RECOMMENDED, "2.6", "GET /metrics returns Prometheus text exposition."),
 
+    // §4.3 file operations (extended: /sandboxd/v1alpha1/fs/)
+    FS_STAT_001(
+            EXTENDED,
+            "4.3",
+            "fs/stat of a file gives type, size, a four-digit mode, modified_at and the ETag GET /v1/files sends."),
+    FS_STAT_002(
+            EXTENDED,
+            "4.3",
+            "fs/stat of a symlink describes the link: type symlink, its target as stored, and link_resolves inside/outside."),
+    FS_MKDIR_001(
+            EXTENDED,
+            "4.3",
+            "fs/mkdir with parents=true creates missing parents (201) and accepts an existing directory (204); without it an existing name is 409."),
+    FS_MOVE_001(
+            EXTENDED,
+            "4.3",
+            "fs/move refuses an existing destination with 409 unless overwrite=true; a directory into itself is 400."),
+    FS_CHMOD_001(EXTENDED, "4.3", "fs/chmod sets the mode exactly; setuid/setgid bits are 400."),
+    FS_LIST_001(
+            EXTENDED,
+            "4.3",
+            "fs/list pages put together equal one page: depth-first, names byte-wise, each next_cursor resuming right after the last entry."),
+    FS_ARCHIVE_001(
+            EXTENDED,
+            "4.3",
+            "A directory downloaded with fs/archive and uploaded again under another name has the same files, contents and modes."),
+    FS_ARCHIVE_002(
+            EXTENDED,
+            "4.3",
+            "An fs/archive upload with a '..' entry is 400 and leaves nothing: neither the target nor anything outside it."),
+    FS_CONFINED_001(
+            EXTENDED,
+            "4.3",
+            "Paths of the file operations are confined: a '..' above the root or a symlink out of it is 403 on stat, list, mkdir, move and archive."),
+
     // §3 access token
     AUTH_001(
             RECOMMENDED,

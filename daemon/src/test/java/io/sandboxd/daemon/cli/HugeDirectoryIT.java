@@ -33,6 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 16: a directory of 1,000,000 entries lists completely, four listings at once, from the
  * packaged daemon at -Xmx64m: 200, one JSON object with every entry in byte order, no 5xx,
  * health stays 200. The entries are created by a process; time and peak RSS are printed.
+ * Issue 19, on the same directory and daemon: the paged listing ({@code fs/list}, runtime-contract
+ * §4.3) pages through all of it, every entry exactly once, in byte order.
  */
 class HugeDirectoryIT {
     static final int ENTRIES = 1_000_000;
@@ -91,6 +93,9 @@ class HugeDirectoryIT {
                     assertThat(c.get()).isEqualTo(ENTRIES);
                 }
                 long listMs = (System.nanoTime() - t0) / 1_000_000;
+                t0 = System.nanoTime();
+                int pages = pageThrough(http, "http://127.0.0.1:" + d.restPort());
+                long pageMs = (System.nanoTime() - t0) / 1_000_000;
                 done.set(true);
                 sampler.join();
                 pool.shutdown();
@@ -99,11 +104,77 @@ class HugeDirectoryIT {
                 assertThat(d.stdout() + d.stderr()).doesNotContain("OutOfMemoryError");
                 System.out.printf(
                         "1,000,000 entries: created in %d ms; %d concurrent listings in %d ms;"
+                                + " paged in %d pages of %d in %d ms;"
                                 + " daemon RSS %d MiB before, peak %d MiB (VmHWM %d MiB), -Xmx64m%n",
-                        createMs, CONCURRENT, listMs, rssBefore / 1024, peakRss.get() / 1024, hwmKiB(d) / 1024);
+                        createMs,
+                        CONCURRENT,
+                        listMs,
+                        pages,
+                        PAGE,
+                        pageMs,
+                        rssBefore / 1024,
+                        peakRss.get() / 1024,
+                        hwmKiB(d) / 1024);
             }
         } finally {
             ScratchDir.remove(scratch);
+        }
+    }
+
+    static final int PAGE = 100_000;
+
+    /** Pages through {@code big} with {@code fs/list}; @return the number of pages */
+    static int pageThrough(HttpClient http, String base) throws Exception {
+        String cursor = "";
+        String previous = "";
+        long n = 0;
+        int pages = 0;
+        while (true) {
+            String url = base + "/sandboxd/v1alpha1/fs/list?path=big&limit=" + PAGE + "&cursor=" + cursor;
+            HttpResponse<InputStream> r = http.send(
+                    HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofInputStream());
+            assertThat(r.statusCode()).isEqualTo(200);
+            pages++;
+            long inPage = 0;
+            try (InputStream in = new BufferedInputStream(r.body(), 64 * 1024)) {
+                expect(in, "{\"path\":\"/big\",\"entries\":[");
+                int c = in.read();
+                while (c == '{') {
+                    expect(in, "\"path\":\"");
+                    String name = readUntilQuote(in);
+                    assertThat(name.compareTo(previous))
+                            .as("byte order at entry %d", n)
+                            .isPositive();
+                    previous = name;
+                    n++;
+                    inPage++;
+                    while ((c = in.read()) != '}') {
+                        assertThat(c).isNotNegative();
+                    }
+                    c = in.read();
+                    if (c == ',') {
+                        c = in.read();
+                    }
+                }
+                assertThat((char) c).isEqualTo(']');
+                c = in.read();
+                if (c == ',') {
+                    expect(in, "\"next_cursor\":\"");
+                    cursor = readUntilQuote(in);
+                    c = in.read();
+                } else {
+                    cursor = null;
+                }
+                assertThat((char) c).isEqualTo('}');
+                expect(in, "\n");
+                assertThat(in.read()).isEqualTo(-1);
+            }
+            assertThat(inPage).isLessThanOrEqualTo(PAGE);
+            if (cursor == null) {
+                assertThat(n).isEqualTo(ENTRIES);
+                return pages;
+            }
+            assertThat(inPage).isEqualTo(PAGE);
         }
     }
 

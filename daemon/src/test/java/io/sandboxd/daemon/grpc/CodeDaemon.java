@@ -51,7 +51,12 @@ final class CodeDaemon implements AutoCloseable {
         root = Files.createDirectories(tmp.resolve("root")).toRealPath();
         state = Files.createDirectories(tmp.resolve("state"));
         daemon = new Daemon(
-                TestConfig.forRoot(root), DurableConfig.defaults(state), settings, metrics, TestConfig.silentLog());
+                TestConfig.forRoot(root),
+                DurableConfig.defaults(state),
+                settings,
+                null,
+                metrics,
+                TestConfig.silentLog());
         daemon.start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", daemon.grpcPort())
                 .usePlaintext()
