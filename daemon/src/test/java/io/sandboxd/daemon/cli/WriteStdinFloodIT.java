@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 16: 60 concurrent 4 MiB WriteStdin calls on one connection to a process that never reads,
  * against the packaged daemon at -Xmx64m. Before: direct memory ran out and the whole connection
  * was torn down. Now: the excess gets RESOURCE_EXHAUSTED naming the limit, other calls on the same
- * connection keep working, health stays 200; RSS peak printed.
+ * connection keep working, health stays 200, RSS grows by less than the documented bound (heap +
+ * 16 MiB being received + 64 KiB per waiting call + the 16 MiB stdin budget; before: +130 MiB).
  */
 class WriteStdinFloodIT {
     static final int CALLS = 60;
@@ -158,6 +159,10 @@ class WriteStdinFloodIT {
                         .isGreaterThanOrEqualTo(CALLS - 4);
                 assertThat(exhausted).contains("limit");
                 assertThat(health).isNotEmpty().containsOnly(200);
+                // the documented bound: RSS grows by at most the heap, what one connection may be
+                // receiving (4 x 4 MiB, 64 KiB per waiting call) and the daemon-wide stdin budget
+                long boundKiB = 64 * 1024 + 16 * 1024 + CALLS * 64 + 16 * 1024;
+                assertThat(peak.get() - rssBefore).as("RSS growth in KiB").isLessThanOrEqualTo(boundKiB);
                 // and afterwards, on the very same connection
                 blocking = ProcessServiceGrpc.newBlockingStub(ch).withDeadlineAfter(20, TimeUnit.SECONDS);
                 blocking.sendSignal(SendSignalRequest.newBuilder()
