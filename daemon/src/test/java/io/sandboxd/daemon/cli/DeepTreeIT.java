@@ -22,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DeepTreeIT {
     static final int DEPTH = 100_000;
+    /** A remover that never ends fails the test instead of hanging it (2 s each here, 40 s at load 30). */
+    static final Duration LIMIT = Duration.ofMinutes(5);
 
     @TempDir
     Path tmp;
@@ -57,13 +59,16 @@ class DeepTreeIT {
                 HttpClient http = HttpClient.newHttpClient();
                 String base = "http://127.0.0.1:" + d.restPort() + "/v1/files/";
                 HttpResponse<String> list = http.send(
-                        HttpRequest.newBuilder(URI.create(base + "deep/d/d")).build(),
+                        HttpRequest.newBuilder(URI.create(base + "deep/d/d"))
+                                .timeout(LIMIT)
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(list.statusCode()).isEqualTo(200);
 
                 long t0 = System.nanoTime();
                 HttpResponse<String> r = http.send(
                         HttpRequest.newBuilder(URI.create(base + "deep?recursive=true"))
+                                .timeout(LIMIT)
                                 .DELETE()
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());
@@ -74,6 +79,7 @@ class DeepTreeIT {
                 t0 = System.nanoTime();
                 r = http.send(
                         HttpRequest.newBuilder(URI.create(base + "?recursive=true"))
+                                .timeout(LIMIT)
                                 .DELETE()
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());
