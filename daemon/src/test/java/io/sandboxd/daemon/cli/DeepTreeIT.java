@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,6 +65,19 @@ class DeepTreeIT {
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(list.statusCode()).isEqualTo(200);
+                // the path walk at the deepest a path can reach: 2,046 levels in 4,094 bytes; one
+                // level more is a path over 4,095 bytes, a client error
+                String deepest = "deep" + "/d".repeat(2045);
+                for (String path : List.of(deepest, deepest + "/d")) {
+                    HttpResponse<String> r = http.send(
+                            HttpRequest.newBuilder(URI.create(base + path))
+                                    .timeout(LIMIT)
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    assertThat(r.statusCode())
+                            .as("GET of a %d-byte path: %s", path.length(), r.body())
+                            .isEqualTo(path.equals(deepest) ? 200 : 400);
+                }
 
                 long t0 = System.nanoTime();
                 HttpResponse<String> r = http.send(
