@@ -168,6 +168,10 @@ public enum CheckId {
     FS_PATH_012(RECOMMENDED, "2.1", "A NUL byte in the path gets 400."),
     FS_PATH_013(RECOMMENDED, "2.1", "A path through a regular file (file.txt/x) gets 404."),
     FS_PATH_014(RECOMMENDED, "2.1", "A name too long for the filesystem gets 400."),
+    FS_PATH_015(
+            CORE,
+            "2.1",
+            "A name that is not UTF-8 (made by a process) is addressed by its percent-encoded bytes (%FF%FE) for GET, PUT and DELETE, listed with U+FFFD for each invalid byte, and removed by a recursive DELETE of its directory."),
 
     // §2.2 errors
     FS_ERR_001(
@@ -208,6 +212,10 @@ public enum CheckId {
     FS_GET_014(CORE, "2.3", "GET of a missing path returns 404 NOT_FOUND."),
     FS_GET_015(CORE, "2.3", "HEAD returns the same status and headers as GET and no body (file, directory, missing)."),
     FS_GET_016(RECOMMENDED, "2.3", "GET of a FIFO returns 400 without hanging."),
+    FS_GET_017(
+            RECOMMENDED,
+            "2.3",
+            "A listed name that is not UTF-8 also has name_encoded, which addresses the file; entries with UTF-8 names (a real U+FFFD too) have no name_encoded."),
 
     // §2.4 PUT
     FS_PUT_001(CORE, "2.4", "PUT stores the raw body exactly, whatever the Content-Type (or none)."),
