@@ -136,11 +136,11 @@ class HugeDirectoryIT {
             assertThat(r.statusCode()).isEqualTo(200);
             pages++;
             long inPage = 0;
-            try (InputStream in = new BufferedInputStream(r.body(), 64 * 1024)) {
-                expect(in, "{\"path\":\"/big\",\"entries\":[");
+            try (Body in = new Body(r.body())) {
+                in.expect(ascii("{\"path\":\"/big\",\"entries\":["));
                 int c = in.read();
                 while (c == '{') {
-                    expect(in, "\"path\":\"");
+                    in.expect(ascii("\"path\":\""));
                     String name = readUntilQuote(in);
                     assertThat(name.compareTo(previous))
                             .as("byte order at entry %d", n)
@@ -159,14 +159,14 @@ class HugeDirectoryIT {
                 assertThat((char) c).isEqualTo(']');
                 c = in.read();
                 if (c == ',') {
-                    expect(in, "\"next_cursor\":\"");
+                    in.expect(ascii("\"next_cursor\":\""));
                     cursor = readUntilQuote(in);
                     c = in.read();
                 } else {
                     cursor = null;
                 }
                 assertThat((char) c).isEqualTo('}');
-                expect(in, "\n");
+                in.expect(ascii("\n"));
                 assertThat(in.read()).isEqualTo(-1);
             }
             assertThat(inPage).isLessThanOrEqualTo(PAGE);
@@ -261,6 +261,18 @@ class HugeDirectoryIT {
             }
             return n;
         }
+    }
+
+    private static String readUntilQuote(Body in) throws IOException {
+        StringBuilder b = new StringBuilder(16);
+        int c;
+        while ((c = in.read()) != '"') {
+            if (c < 0) {
+                throw new AssertionError("truncated listing");
+            }
+            b.append((char) c);
+        }
+        return b.toString();
     }
 
     /**
