@@ -72,7 +72,7 @@ step_install() {
     fi
     install -d -m 0755 -o "$SANDBOXD_UID" -g "$SANDBOXD_GID" "$SANDBOXD_WORKSPACE"
     install -d -m 0755 "$SANDBOXD_PREFIX"
-    install -m 0644 "$src/sandboxd.jar" "$src/sandboxd-conformance.jar" "$SANDBOXD_PREFIX/"
+    install -m 0644 "$src/sandboxd.jar" "$src/sandboxd-conformance.jar" "$here/jvm.options" "$SANDBOXD_PREFIX/"
     install -m 0755 "$here/sandboxd" /usr/local/bin/sandboxd
     grep -q "^java=$SANDBOXD_JRE/bin/java\$" /usr/local/bin/sandboxd || die "launcher sandboxd does not use $SANDBOXD_JRE"
     install -m 0755 "$here/sandboxd-conformance" /usr/local/bin/sandboxd-conformance
