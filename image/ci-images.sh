@@ -200,8 +200,14 @@ t0=$(date +%s)
 build sandboxd image/Dockerfile
 build sandboxd-controller controller/Dockerfile
 build sandboxd-router router/Dockerfile
+# The shared build stage gets a name too (all cached: nothing is rebuilt), so that the prune below
+# keeps its layers (the JDK install) for the next run while it drops what only earlier runs used
+# (vfs stores every layer as a full copy: a few GB per run otherwise).
+buildah build --layers --format docker --pull=never --isolation chroot --target build \
+    --build-arg VERSION="$version" --build-arg REVISION="$revision" \
+    -f "$repo/image/Dockerfile" -t localhost/sandboxd-build:ci "$repo" >"$report/build-stage.log" 2>&1 ||
+    { tail -20 "$report/build-stage.log" >&2; die "tagging the build stage failed"; }
 t_build=$(secs_since "$t0")
-# Dangling layers of earlier builds (the previous commit's images) would only fill the cache.
 podman image prune -f >/dev/null 2>&1 || true
 check_modules
 
