@@ -126,7 +126,7 @@ EOF
 t0=$(date +%s)
 have_key=$(podman image inspect --format '{{index .Labels "io.sandboxd.base-key"}}' "$base_name" 2>/dev/null || true)
 if [[ $have_key == "$base_key" ]]; then
-    log "base: $base_name (key $base_key) already in the store"
+    log "base: $base_name (key $base_key) already in the store ($ci_driver)"
 else
     [[ -f $base_tar ]] || make_base
     log "base: podman import $base_tar as $base_name"
