@@ -130,7 +130,7 @@ if [[ $have_key == "$base_key" ]]; then
 else
     [[ -f $base_tar ]] || make_base
     log "base: podman import $base_tar as $base_name"
-    podman import --change "LABEL io.sandboxd.base-key=$base_key" --change 'CMD ["bash"]' \
+    podman import -q --change "LABEL io.sandboxd.base-key=$base_key" --change 'CMD ["bash"]' \
         "$base_tar" "$base_name" >/dev/null
 fi
 t_base=$(secs_since "$t0")
@@ -270,6 +270,9 @@ for o in $(sed 's/#.*//' "$repo/daemon/jvm.options"); do
     [[ " $cmdline " == *" $o "* ]] || die "sandboxd: the daemon runs without $o (daemon/jvm.options): $cmdline"
 done
 in_ctr "$c" grep -q sandboxd.jsa "/proc/$jpid/maps" || die "sandboxd: the daemon did not map its CDS archive"
+# It ran from a read-only root (what the examples' Pods give it): nothing but /workspace and /tmp
+# is writable.
+if in_ctr "$c" touch /opt/sandboxd/probe 2>/dev/null; then die "sandboxd: the root filesystem is writable; expected read-only"; fi
 log "sandboxd: PID 1 tini (uid $SANDBOXD_UID), daemon java (uid $SANDBOXD_UID) with daemon/jvm.options and its CDS archive"
 # Idle memory, inside the container, after the first requests have settled.
 sleep 5

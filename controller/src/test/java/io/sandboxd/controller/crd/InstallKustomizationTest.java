@@ -38,7 +38,9 @@ class InstallKustomizationTest {
     static void render() throws Exception {
         Process p;
         try {
-            p = new ProcessBuilder("kubectl", "kustomize", REPO.resolve("install").toString()).start();
+            p = new ProcessBuilder(
+                            "kubectl", "kustomize", REPO.resolve("install").toString())
+                    .start();
         } catch (java.io.IOException e) {
             throw new AssertionError("this test needs kubectl 1.21+ (its built-in kustomize) on PATH", e);
         }
