@@ -1,8 +1,7 @@
 #!/bin/sh
 # Builds the sandboxd image's root filesystem, step by step. It runs *inside* the filesystem it
-# builds: image/Dockerfile runs it in `RUN` steps on debian:bookworm-slim, and image/smoke.sh runs
-# it in a chroot of a debootstrapped bookworm. Both run the same steps from the same package list
-# (rootfs.env), so what CI proves is what the Dockerfile builds.
+# builds: image/Dockerfile runs it in `RUN` steps on debian:bookworm-slim, from one package list
+# (rootfs.env).
 #
 #   build-rootfs.sh packages        install SANDBOXD_PACKAGES (apt; needs the network)
 #   build-rootfs.sh install DIR     user 1000, /workspace, jars and launchers from DIR
@@ -129,7 +128,7 @@ step_archive() {
 }
 
 # Protobuf encoding of ExecuteRequest{config: ProcessConfig{command: ARGS}} as one gRPC frame.
-# Every length must fit in one varint byte (< 128): enough for training and smoke calls.
+# Every length must fit in one varint byte (< 128): enough for the training calls.
 octal() { printf '\\%03o' "$1"; }
 step_grpc() {
     port=$1 method=$2
