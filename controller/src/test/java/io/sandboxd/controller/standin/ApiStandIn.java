@@ -76,11 +76,20 @@ public final class ApiStandIn implements AutoCloseable {
         void onSent(Event e, long nanos);
     }
 
+    /**
+     * Runs on the request's thread before it reaches the store, so a test can be the other writer
+     * of a race at exactly that moment (what it writes lands first).
+     */
+    public interface RequestHook {
+        void before(Verb verb, String plural, String namespace, String name, String subresource, JsonNode body);
+    }
+
     private final ObjectStore store;
     private final HttpServer server;
     private final ExecutorService executor;
     private final java.util.Queue<Request> log = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final List<EventSentListener> sentListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<RequestHook> hooks = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicInteger openWatches = new AtomicInteger();
     private volatile boolean closed;
 
@@ -110,6 +119,10 @@ public final class ApiStandIn implements AutoCloseable {
 
     public void addEventSentListener(EventSentListener l) {
         sentListeners.add(l);
+    }
+
+    public void addRequestHook(RequestHook h) {
+        hooks.add(h);
     }
 
     /** Every request so far, in completion order. */
@@ -171,6 +184,8 @@ public final class ApiStandIn implements AutoCloseable {
             byte[] raw = ex.getRequestBody().readAllBytes();
             if (raw.length > 0) body = ObjectStore.JSON.readTree(raw);
             if (claim == null && body != null) claim = controllingClaim(body);
+            for (RequestHook h : hooks)
+                h.before(verb, target.kind().plural(), target.namespace(), target.name(), target.subresource(), body);
             boolean status = "status".equals(target.subresource());
             Kind k = target.kind();
             String ns = target.namespace();
@@ -188,7 +203,7 @@ public final class ApiStandIn implements AutoCloseable {
                                     ex.getRequestHeaders().getFirst("Content-Type"),
                                     body,
                                     status);
-                        case DELETE -> store.delete(k, ns, target.name());
+                        case DELETE -> store.delete(k, ns, target.name(), body);
                         default -> throw new ApiException(405, "MethodNotAllowed", method + " is not supported");
                     };
             code = send(ex, verb == Verb.CREATE ? 201 : 200, result);
@@ -383,7 +398,7 @@ public final class ApiStandIn implements AutoCloseable {
     }
 
     /** The SandboxClaim named as controller anywhere in a request body (owner references, patch values). */
-    static String controllingClaim(JsonNode n) {
+    public static String controllingClaim(JsonNode n) {
         if (n.isObject()) {
             if ("SandboxClaim".equals(n.path("kind").asString(null))
                     && n.path("controller").asBoolean(false)
