@@ -44,6 +44,19 @@ class AdoptionRaceIT {
         h.close();
     }
 
+    @Test
+    void everyWatchFallsBackToHttpAfterOneWebSocketAttempt() {
+        // A watch start is one refused upgrade (no target: OTHER) and one HTTP watch, logged when it ends.
+        // fabric8 retries a 5xx refusal ten times with backoff (20-30 s per watch start, events held back).
+        Await.until("every watch open after one WebSocket attempt", Duration.ofSeconds(60), 50, () -> {
+            List<Request> all = h.api.requests();
+            long open = h.api.openWatches();
+            long watches = all.stream().filter(r -> r.verb() == Verb.WATCH).count() + open;
+            long upgrades = all.stream().filter(r -> r.verb() == Verb.OTHER).count();
+            return open > 0 && upgrades == watches;
+        });
+    }
+
     static void readyPool(String ns, int replicas) {
         store.create(store.kindOf("sandboxtemplates"), ns, WarmClaimBurstIT.json(ExtensionsIT.template(ns, "tpl")));
         store.create(pools, ns, WarmClaimBurstIT.json(ExtensionsIT.pool(ns, "pool", "tpl", replicas)));

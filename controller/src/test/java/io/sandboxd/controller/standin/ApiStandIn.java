@@ -154,8 +154,11 @@ public final class ApiStandIn implements AutoCloseable {
         try {
             String upgrade = ex.getRequestHeaders().getFirst("Upgrade");
             if (upgrade != null && upgrade.toLowerCase(Locale.ROOT).contains("websocket")) {
-                // fabric8 tries a WebSocket watch first and falls back to an HTTP watch on a 503.
-                code = send(ex, 503, status(503, "ServiceUnavailable", "watches are served over HTTP only"));
+                // fabric8 tries a WebSocket watch first and falls back to an HTTP watch when the upgrade
+                // is answered 200 or 503. Not 503: fabric8 retries a 5xx ten times with backoff before
+                // giving up (measured: 11 attempts and 20-30 s per watch start or restart, events held
+                // back meanwhile); a 200 makes it fall back at once.
+                code = send(ex, 200, status(200, "WebSocketUnsupported", "watches are served over HTTP only"));
                 return;
             }
             String path = ex.getRequestURI().getRawPath();
