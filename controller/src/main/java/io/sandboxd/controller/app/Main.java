@@ -13,6 +13,8 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -103,6 +105,24 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                     + " on, not ready, while they retry (default ${DEFAULT-VALUE}).")
     int cacheSyncTimeoutSeconds;
 
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** The --*-workers flags; each names itself when it is below 1. */
+    ControllerOptions.Workers workers() {
+        Map<String, Integer> flags = new LinkedHashMap<>();
+        flags.put("--sandbox-workers", sandboxWorkers);
+        flags.put("--claim-workers", claimWorkers);
+        flags.put("--warm-pool-workers", warmPoolWorkers);
+        flags.put("--template-workers", templateWorkers);
+        flags.forEach((flag, n) -> {
+            if (n < 1)
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), flag + " must be at least 1 (reconcile threads), not " + n);
+        });
+        return new ControllerOptions.Workers(sandboxWorkers, claimWorkers, warmPoolWorkers, templateWorkers);
+    }
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new Main()).execute(args));
     }
@@ -139,6 +159,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        ControllerOptions.Workers workers = workers();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
@@ -163,11 +184,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                 .build();
         AtomicBoolean stopping = new AtomicBoolean();
         LeaderElectionConfiguration le = leaderElect ? leaderElection(stopping) : null;
-        ControllerOptions options = new ControllerOptions(
-                clusterDomain,
-                extensions,
-                new ControllerOptions.Workers(sandboxWorkers, claimWorkers, warmPoolWorkers, templateWorkers),
-                Clock.systemUTC());
+        ControllerOptions options = new ControllerOptions(clusterDomain, extensions, workers, Clock.systemUTC());
         Operator op = Controllers.build(
                 client,
                 options,
