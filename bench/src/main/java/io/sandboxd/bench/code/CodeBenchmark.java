@@ -180,7 +180,8 @@ public final class CodeBenchmark {
             if (trips > 0) {
                 row("Execute 1+1 round trip p50 (ms)", p(rtt, 50), p(dRtt, 50));
                 row("Execute 1+1 round trip p99 (ms)", p(rtt, 99), p(dRtt, 99));
-                double[] diffs = blockDiffs.stream().mapToDouble(Double::doubleValue).toArray();
+                double[] diffs =
+                        blockDiffs.stream().mapToDouble(Double::doubleValue).toArray();
                 System.out.printf(
                         "| Execute 1+1 p50 difference per block of %d, median [min, max] (ms) | | | %+.2f [%+.2f, %+.2f] |%n",
                         block, p(diffs, 50), p(diffs, 0), p(diffs, 100));
@@ -202,7 +203,8 @@ public final class CodeBenchmark {
                         rssBase >> 20,
                         rssN >> 20,
                         contexts);
-                System.out.printf("| kernel RSS per context (MiB) | %.1f | | |%n", kernelRss / (double) contexts / 1048576);
+                System.out.printf(
+                        "| kernel RSS per context (MiB) | %.1f | | |%n", kernelRss / (double) contexts / 1048576);
             }
             System.out.println();
             System.out.println("runs: cold " + cold + ", round trips " + trips + " in blocks of " + block + " after "
