@@ -260,6 +260,7 @@ public final class CodeContext {
         loop.execute(() -> {
             deleted = true;
             retire(why);
+            launcher.forget(id);
             markDead();
             done.complete(null);
         });
@@ -571,8 +572,9 @@ public final class CodeContext {
                 }
             }
             conn.close();
-            process.file().delete();
+            // killed first: a kernel still starting rewrites its file, which must not outlive it
             process.process().killTree();
+            process.file().delete();
         }
 
         @Override

@@ -4,6 +4,7 @@ import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.process.os.ChildCredentials;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -91,6 +92,20 @@ final class KernelDirectory {
 
     void delete() {
         deleteTree(path);
+    }
+
+    /**
+     * Deletes the connection files whose names start with {@code prefix}: ipykernel rewrites its
+     * file while starting, so one killed just then can leave a file behind its own deletion.
+     */
+    void deleteFiles(String prefix) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(path, prefix + "*.json")) {
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            // the whole directory goes at shutdown and at the next start
+        }
     }
 
     private static void deleteTree(Path p) {

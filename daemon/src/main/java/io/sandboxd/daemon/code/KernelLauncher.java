@@ -56,4 +56,9 @@ final class KernelLauncher {
             throw e;
         }
     }
+
+    /** Deletes whatever connection files of context {@code contextId} are left (on Delete). */
+    void forget(String contextId) {
+        directory.deleteFiles(contextId + "-");
+    }
 }

@@ -180,8 +180,28 @@ class CodeRestartTest {
         assertThat(kernelsOf(ctx)).as("kernel processes of the context").containsExactly(pid);
     }
 
+    /**
+     * Code that ignores SIGINT outlives its timeout's interrupt: the kernel is killed 3 s later,
+     * the status says so, and the context is dead until Restart (runtime-contract §4.4).
+     */
     @Test
     @Order(5)
+    void aTimedOutKernelThatIgnoresTheInterruptIsKilledAndTheContextIsDead() {
+        CodeDaemon.Run r = d.run(
+                ctx,
+                "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.05)",
+                300);
+        assertThat(r.status().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_TIMED_OUT);
+        assertThat(r.status().getMessage())
+                .contains("timed out after 300 ms")
+                .contains("did not stop within 3000 ms of the interrupt and was killed");
+        assertThat(d.info(ctx).getState()).isEqualTo(ContextState.CONTEXT_STATE_DEAD);
+        assertThat(d.blocking().restart(request(ctx)).getContext().getState())
+                .isEqualTo(ContextState.CONTEXT_STATE_IDLE);
+    }
+
+    @Test
+    @Order(6)
     void aKernelThatExitsIsReportedDeadAndRestartRecovers() {
         assertThat(d.run(ctx, "y = 1").status().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_OK);
         CodeDaemon.Run r = d.run(ctx, "import os\nos._exit(1)");
@@ -204,7 +224,7 @@ class CodeRestartTest {
 
     /** Delete while one execution runs and another waits: both end ABORTED, the kernel goes. */
     @Test
-    @Order(6)
+    @Order(7)
     void deleteAbortsTheRunningAndTheQueued() throws Exception {
         long pid = d.info(ctx).getKernelPid();
         CodeDaemon.Pending running = d.start(ctx, "import time\nprint('running', flush=True)\ntime.sleep(600)");
