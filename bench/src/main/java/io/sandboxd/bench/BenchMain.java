@@ -55,6 +55,11 @@ public final class BenchMain {
             }
             return;
         }
+        if (args.length > 0 && args[0].equals("archive")) {
+            System.exit(
+                    io.sandboxd.bench.archive.ArchiveBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
         if (args.length > 0 && args[0].equals("controller")) {
             System.exit(ControllerBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;

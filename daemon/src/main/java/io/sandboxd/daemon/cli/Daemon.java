@@ -7,7 +7,10 @@ import io.sandboxd.daemon.code.KernelspecCatalog;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.DurableConfig;
 import io.sandboxd.daemon.config.ListenerContext;
+import io.sandboxd.daemon.fs.ArchiveLimits;
 import io.sandboxd.daemon.fs.DirectBuffers;
+import io.sandboxd.daemon.fs.DirectoryArchives;
+import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
 import io.sandboxd.daemon.grpc.GrpcServer;
@@ -49,6 +52,8 @@ public final class Daemon {
     private final ProcessCore processes;
     private final CodeContexts code;
     private final FileStore files;
+    private final FileOperations fileOps;
+    private final DirectoryArchives archives;
     /** File content in both directions: downloads read into these, raw uploads gather in them. */
     private final DirectBuffers fileBuffers = DirectBuffers.forFileContent();
 
@@ -69,12 +74,20 @@ public final class Daemon {
      *                state directory (daemons built in tests)
      */
     public Daemon(DaemonConfig config, DurableConfig durable, Metrics metrics, RequestLog requestLog) {
-        this(config, durable, null, metrics, requestLog);
+        this(config, durable, null, null, metrics, requestLog);
     }
 
-    /** @param code the code-context limits; null for the defaults */
+    /**
+     * @param code          the code-context limits; null for the defaults
+     * @param archiveLimits what one archive upload may hold; null for the defaults
+     */
     public Daemon(
-            DaemonConfig config, DurableConfig durable, CodeSettings code, Metrics metrics, RequestLog requestLog) {
+            DaemonConfig config,
+            DurableConfig durable,
+            CodeSettings code,
+            ArchiveLimits archiveLimits,
+            Metrics metrics,
+            RequestLog requestLog) {
         this.config = config;
         this.durable = durable != null ? durable : DurableConfig.defaults(temporaryStateDir());
         this.listeners = new ListenerContext(state, AccessToken.from(config.authToken()), requestLog, metrics);
@@ -91,6 +104,8 @@ public final class Daemon {
                 config.runAs(),
                 code != null ? code : CodeSettings.defaults(),
                 metrics.registry());
+        this.fileOps = new FileOperations(root);
+        this.archives = new DirectoryArchives(root, archiveLimits != null ? archiveLimits : ArchiveLimits.defaults());
         if (!config.runAs().inherits()) {
             giveRootTo(config);
         }
@@ -142,7 +157,8 @@ public final class Daemon {
      * {@link #shutdown()} then closes whatever did start.
      */
     public void start() throws IOException {
-        RestServer restServer = new RestServer(config, listeners, files, fileBuffers, System.getenv());
+        RestServer restServer =
+                new RestServer(config, listeners, files, fileBuffers, System.getenv(), fileOps, archives);
         FutureTask<Void> restStart = new FutureTask<>(() -> {
             restServer.start();
             return null;

@@ -59,9 +59,10 @@ public final class Main {
             DaemonConfig config,
             io.sandboxd.daemon.config.DurableConfig durable,
             io.sandboxd.daemon.code.CodeSettings code,
+            io.sandboxd.daemon.fs.ArchiveLimits archives,
             int exitCode) {
         Parsed(DaemonConfig config, int exitCode) {
-            this(config, null, null, exitCode);
+            this(config, null, null, null, exitCode);
         }
     }
 
@@ -77,7 +78,12 @@ public final class Main {
                 return new Parsed(null, 0);
             }
             DaemonConfig config = options.toConfig(cmd, env);
-            return new Parsed(config, options.toDurableConfig(cmd, config.rootDir()), options.toCodeSettings(cmd), 0);
+            return new Parsed(
+                    config,
+                    options.toDurableConfig(cmd, config.rootDir()),
+                    options.toCodeSettings(cmd),
+                    options.toArchiveLimits(cmd),
+                    0);
         } catch (CommandLine.ParameterException e) {
             err.println("sandboxd: " + oneLine(e.getMessage()) + " (see --help)");
             err.flush();
@@ -100,6 +106,7 @@ public final class Main {
                     p.config(),
                     p.durable(),
                     p.code(),
+                    p.archives(),
                     preloader.metrics(),
                     RequestLog.stderr(p.config().logFormat()));
         } catch (java.io.UncheckedIOException e) {

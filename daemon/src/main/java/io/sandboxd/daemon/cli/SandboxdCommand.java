@@ -208,6 +208,20 @@ public final class SandboxdCommand {
     Duration codeHeartbeatTimeout;
 
     @Option(
+            names = "--archive-max-bytes",
+            defaultValue = "" + io.sandboxd.daemon.fs.ArchiveLimits.DEFAULT_MAX_BYTES,
+            description = "File content one archive upload may hold, uncompressed; beyond it the upload is refused "
+                    + "and nothing written (env SANDBOXD_ARCHIVE_MAX_BYTES, default ${DEFAULT-VALUE}).")
+    long archiveMaxBytes;
+
+    @Option(
+            names = "--archive-max-entries",
+            defaultValue = "" + io.sandboxd.daemon.fs.ArchiveLimits.DEFAULT_MAX_ENTRIES,
+            description = "Entries one archive upload may hold; beyond it the upload is refused and nothing written "
+                    + "(env SANDBOXD_ARCHIVE_MAX_ENTRIES, default ${DEFAULT-VALUE}).")
+    long archiveMaxEntries;
+
+    @Option(
             names = "--auth-token-file",
             description = "File holding the bearer token required on every call but health "
                     + "(env SANDBOXD_AUTH_TOKEN_FILE; or the token itself in SANDBOXD_AUTH_TOKEN). Off by default.")
@@ -360,6 +374,17 @@ public final class SandboxdCommand {
                 codeIdleTimeout,
                 codeStartTimeout,
                 codeHeartbeatTimeout);
+    }
+
+    /** The limits of archive uploads (issue 19, runtime-contract §4.3). */
+    io.sandboxd.daemon.fs.ArchiveLimits toArchiveLimits(CommandLine cmd) {
+        if (archiveMaxBytes < 0) {
+            throw bad(cmd, "--archive-max-bytes must not be negative (got " + archiveMaxBytes + ")");
+        }
+        if (archiveMaxEntries < 1) {
+            throw bad(cmd, "--archive-max-entries must be at least 1 (got " + archiveMaxEntries + ")");
+        }
+        return new io.sandboxd.daemon.fs.ArchiveLimits(archiveMaxBytes, archiveMaxEntries);
     }
 
     private Path prepareRoot(CommandLine cmd) {

@@ -36,6 +36,8 @@ import java.util.concurrent.TimeUnit;
 public final class GrpcServer {
     /** grpc-java's default, made explicit: the largest request message, e.g. one WriteStdin. */
     public static final int MAX_INBOUND_MESSAGE_BYTES = 4 * 1024 * 1024;
+    /** grpc-java's default, made explicit: the request metadata (HTTP/2 header list) of one call. */
+    static final int MAX_INBOUND_METADATA_BYTES = 8 * 1024;
     /**
      * HTTP/2's own default initial window (grpc-java's is 1 MiB): what a call waiting for an
      * {@link InboundMessageGate} slot may have received. A 4 MiB WriteStdin on loopback takes
@@ -105,6 +107,7 @@ public final class GrpcServer {
                 .maxConcurrentCallsPerConnection(config.grpcMaxConcurrentCalls())
                 // stated, not defaulted: the stdin budget (StdinBudget) and the docs rely on 4 MiB
                 .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+                .maxInboundMetadataSize(MAX_INBOUND_METADATA_BYTES)
                 .flowControlWindow(STREAM_WINDOW_BYTES)
                 .addTransportFilter(InboundMessageGate.perConnection())
                 .addService(new ProcessServiceImpl(processes, config.executeOutputLimit(), ptySpawns))

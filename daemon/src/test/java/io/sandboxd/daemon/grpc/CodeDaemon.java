@@ -64,6 +64,7 @@ final class CodeDaemon implements AutoCloseable {
                 TestConfig.withRunAs(TestConfig.forRoot(root), runAs),
                 DurableConfig.defaults(state),
                 settings,
+                null,
                 metrics,
                 TestConfig.silentLog());
         daemon.start();
