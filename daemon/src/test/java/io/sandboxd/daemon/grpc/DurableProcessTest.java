@@ -554,6 +554,51 @@ class DurableProcessTest {
     }
 
     @Test
+    void getAndListReportTheCpuTimeAndRssOfTheWholeTree() throws Exception {
+        // A child that burns CPU and is reaped by the shell, then two that keep burning.
+        int pid = startDetached(req(
+                "sh",
+                "-c",
+                "sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'; echo reaped;"
+                        + " yes > /dev/null & yes > /dev/null & wait"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        ProcessInfo info = stub().get(id(pid));
+        while (info.getStdoutWritten() < 7 || info.getTree().getProcesses() < 3) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("tree of 3 within 60 s: " + info)
+                    .isNegative();
+            Thread.sleep(20);
+            info = stub().get(id(pid));
+        }
+        long reapedCpu = info.getTree().getCpuMillis();
+        assertThat(reapedCpu)
+                .as("the reaped child's CPU counts (cutime of the shell)")
+                .isPositive();
+        assertThat(info.getTree().getProcesses()).isEqualTo(3);
+        assertThat(info.getTree().getRssBytes()).as("three resident sets").isGreaterThan(3 * 64 * 1024);
+        while (info.getTree().getCpuMillis() < reapedCpu + 200) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("the children's CPU counts: " + info)
+                    .isNegative();
+            Thread.sleep(50);
+            info = stub().get(id(pid));
+        }
+        ProcessInfo listed = stub().list(ListRequest.getDefaultInstance()).getProcessesList().stream()
+                .filter(p -> p.getProcessId() == pid)
+                .findFirst()
+                .orElseThrow();
+        assertThat(listed.getTree().getProcesses()).isEqualTo(3);
+        assertThat(listed.getTree().getCpuMillis())
+                .isGreaterThanOrEqualTo(info.getTree().getCpuMillis());
+        v1().sendSignal(SendSignalRequest.newBuilder()
+                .setProcessId(pid)
+                .setSignal(Signal.SIGNAL_SIGKILL)
+                .build());
+        stub().wait(id(pid));
+        assertThat(stub().get(id(pid)).hasTree()).as("no tree once ended").isFalse();
+    }
+
+    @Test
     void aSilentAttachStreamGetsHeartbeats() {
         int pid = startDetached(req("sleep", "1"));
         Seen s = new Seen();
