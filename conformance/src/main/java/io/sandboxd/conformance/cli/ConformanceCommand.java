@@ -1,6 +1,7 @@
 package io.sandboxd.conformance.cli;
 
 import io.grpc.Status;
+import io.sandboxd.api.GoDuration;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
 import io.sandboxd.client.DaemonUnreachableException;
 import io.sandboxd.client.GrpcCallException;
@@ -25,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -60,9 +62,10 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(
             names = "--level",
             defaultValue = "core",
-            paramLabel = "core|recommended|all",
+            paramLabel = "core|recommended|extended|all",
             description =
-                    "core: [wire] checks only (compatibility); recommended: [ours] checks only; all: both. Default ${DEFAULT-VALUE}.")
+                    "core: [wire] checks only (compatibility); recommended: [ours] checks only; extended: [extended] checks"
+                            + " of the services beyond Core (§4); all: every level. Default ${DEFAULT-VALUE}.")
     String level;
 
     @Option(
@@ -105,6 +108,12 @@ public final class ConformanceCommand implements Callable<Integer> {
     String metadataEnvPrefix;
 
     @Option(
+            names = "--attach-heartbeat",
+            paramLabel = "DURATION",
+            description = "The runtime's configured --attach-heartbeat, e.g. 1s; enables DUR-ATTACH-006.")
+    String attachHeartbeat;
+
+    @Option(
             names = "--allow-root-wipe",
             description = "Run FS-DEL-008, which deletes everything under the runtime's root (last check).")
     boolean allowRootWipe;
@@ -136,8 +145,14 @@ public final class ConformanceCommand implements Callable<Integer> {
         if (grpc == null || rest == null) {
             return usage("both --grpc HOST:PORT and --rest URL are required");
         }
-        if (!List.of("core", "recommended", "all").contains(level)) {
-            return usage("--level must be core, recommended or all (got \"" + level + "\")");
+        if (!List.of("core", "recommended", "extended", "all").contains(level)) {
+            return usage("--level must be core, recommended, extended or all (got \"" + level + "\")");
+        }
+        Optional<Duration> heartbeat;
+        try {
+            heartbeat = attachHeartbeat == null ? Optional.empty() : Optional.of(GoDuration.parse(attachHeartbeat));
+        } catch (IllegalArgumentException e) {
+            return usage("--attach-heartbeat: " + e.getMessage());
         }
         URI restUri;
         try {
@@ -169,7 +184,8 @@ public final class ConformanceCommand implements Callable<Integer> {
                 streamChunkSize == null ? OptionalInt.empty() : OptionalInt.of(streamChunkSize),
                 executeOutputLimit,
                 metadataEnvPrefix,
-                allowRootWipe);
+                allowRootWipe,
+                heartbeat);
         try (Suite suite = new Suite(options)) {
             String unreachable = preflight(suite);
             if (unreachable != null) {
@@ -213,7 +229,7 @@ public final class ConformanceCommand implements Callable<Integer> {
     private int usage(String message) {
         err.println("sandboxd-conformance: " + message);
         err.println(
-                "usage: java -jar sandboxd-conformance.jar --grpc HOST:PORT --rest http://HOST:PORT [--level core|recommended|all] "
+                "usage: java -jar sandboxd-conformance.jar --grpc HOST:PORT --rest http://HOST:PORT [--level core|recommended|extended|all] "
                         + "[--report-dir DIR] [--token T] [--only ID,...]   (--help for all options)");
         return USAGE;
     }
