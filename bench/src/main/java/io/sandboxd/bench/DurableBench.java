@@ -395,9 +395,11 @@ public final class DurableBench implements Callable<Integer> {
     }
 
     private void soakSection() throws Exception {
+        boolean tmpfs = stateDir == null && mountTmpfs(state("soak"), soakCap + (64L << 20));
         try (RunningDaemon d = startDaemon("soak", soakCap);
                 GrpcBench g = new GrpcBench(d.grpcTarget(), d.restBase(), null)) {
-            DurableSoak.Result r = new DurableSoak(g.client(), d, state("soak"), out).run(soakProcesses, soak, soakCap);
+            DurableSoak.Result r =
+                    new DurableSoak(g.client(), d, state("soak"), tmpfs, out).run(soakProcesses, soak, soakCap);
             metrics.add(new Metric("soak_heap_growth", "MiB", Stats.of(new double[] {r.heapGrowthMib()}))
                     .note(r.describe()));
             Metric journal = new Metric("soak_journal_max", "MiB", Stats.of(new double[] {r.journalMaxMib()}))
@@ -408,7 +410,32 @@ public final class DurableBench implements Callable<Integer> {
             if (!r.problems().isEmpty()) {
                 failures.put("soak", String.join("; ", r.problems()));
             }
+        } finally {
+            if (tmpfs) {
+                new ProcessBuilder("umount", "-l", state("soak").toString())
+                        .inheritIO()
+                        .start()
+                        .waitFor();
+            }
         }
+    }
+
+    /**
+     * Mounts a tmpfs of {@code bytes} at {@code dir} so the soak reads the journal's size as one
+     * statfs snapshot (a walk of the files while 100 writers run overcounts); false where mounting
+     * is not allowed (not root), and the soak then walks the files.
+     */
+    private boolean mountTmpfs(Path dir, long bytes) throws IOException, InterruptedException {
+        Files.createDirectories(dir);
+        Process m = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + bytes, "tmpfs", dir.toString())
+                .redirectErrorStream(true)
+                .start();
+        String why = new String(m.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+        boolean ok = m.waitFor() == 0;
+        info.put(
+                "soak_journal_measure",
+                ok ? "statfs of a tmpfs of " + bytes + " bytes" : "walk of the files (" + why + ")");
+        return ok;
     }
 
     static String fmt(double v) {

@@ -148,7 +148,6 @@ final class DurableScenarios {
         }
     }
 
-    /** A detached process that wrote {@code bytes} and ended, all of it retained; returns its id. */
     /** The id of a process whose journal was written, and the write (rate to its exit, nobody attached). */
     record Written(int id, Run run) {}
 
