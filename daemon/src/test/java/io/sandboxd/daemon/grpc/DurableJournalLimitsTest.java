@@ -234,6 +234,73 @@ class DurableJournalLimitsTest {
         }
     }
 
+    /**
+     * Daemon shutdown as for process.v1 (runtime-contract §1.8): detached trees, a background
+     * child included, are ended, and every attach stream gets its exit record and ends OK; the
+     * journals are gone.
+     */
+    @Test
+    void shutdownEndsDetachedTreesAndEveryAttacherGetsItsExit() throws Exception {
+        Path state = Files.createDirectories(tmp.resolve("state"));
+        Running d = start(state, 1 << 20, 1L << 30, Duration.ofMinutes(5));
+        List<Long> sessions = new ArrayList<>();
+        List<java.util.concurrent.CompletableFuture<List<AttachEvent>>> streams = new ArrayList<>();
+        try {
+            for (String cmd : List.of("echo $$; sleep 300 & sleep 300", "echo $$; trap '' TERM; sleep 300")) {
+                int pid = d.startDetached("sh", "-c", cmd);
+                var events = new java.util.concurrent.CompletableFuture<List<AttachEvent>>();
+                var firstLine = new java.util.concurrent.CompletableFuture<Long>();
+                List<AttachEvent> got = java.util.Collections.synchronizedList(new ArrayList<>());
+                DurableProcessServiceGrpc.newStub(d.channel())
+                        .attach(
+                                AttachRequest.newBuilder().setProcess(id(pid)).build(),
+                                new io.grpc.stub.StreamObserver<>() {
+                                    @Override
+                                    public void onNext(AttachEvent e) {
+                                        got.add(e);
+                                        if (e.hasOutput()) {
+                                            firstLine.complete(Long.parseLong(e.getOutput()
+                                                    .getData()
+                                                    .toStringUtf8()
+                                                    .strip()));
+                                        }
+                                    }
+
+                                    @Override
+                                    public void onError(Throwable t) {
+                                        events.completeExceptionally(t);
+                                    }
+
+                                    @Override
+                                    public void onCompleted() {
+                                        events.complete(got);
+                                    }
+                                });
+                sessions.add(firstLine.get(60, TimeUnit.SECONDS));
+                streams.add(events);
+            }
+        } finally {
+            d.daemon().shutdown();
+        }
+        for (var s : streams) {
+            List<AttachEvent> events = s.get(30, TimeUnit.SECONDS);
+            AttachEvent last = events.get(events.size() - 1);
+            assertThat(last.hasExit()).as("the stream's last event is the exit").isTrue();
+            assertThat(last.getExit().getKind())
+                    .isEqualTo(io.sandboxd.api.durable.v1alpha1.ExitKind.EXIT_KIND_SIGNALED);
+        }
+        d.channel().shutdownNow();
+        for (long sid : sessions) {
+            io.sandboxd.testkit.Poll.until(Duration.ofSeconds(5), () -> io.sandboxd.testkit.proc.ProcessTable.read()
+                    .liveInSession(sid)
+                    .isEmpty());
+            assertThat(io.sandboxd.testkit.proc.ProcessTable.read().liveInSession(sid))
+                    .as("session %d", sid)
+                    .isEmpty();
+        }
+        assertThat(bytesIn(state)).as("journals removed at shutdown").isZero();
+    }
+
     static long bytesIn(Path dir) throws IOException {
         try (var s = Files.walk(dir)) {
             return s.filter(Files::isRegularFile)
