@@ -403,8 +403,8 @@ public final class DurableBench implements Callable<Integer> {
             metrics.add(new Metric("soak_heap_growth", "MiB", Stats.of(new double[] {r.heapGrowthMib()}))
                     .note(r.describe()));
             Metric journal = new Metric("soak_journal_max", "MiB", Stats.of(new double[] {r.journalMaxMib()}))
-                    .ratio(r.journalMaxMib() / (soakCap / 1048576.0))
-                    .atMost(1.0, "<= --journal-total-cap");
+                    .ratio(r.journalMaxMib() / (DurableSoak.allowed(soakCap, soakProcesses) / 1048576.0))
+                    .atMost(1.0, "<= cap + append + pages");
             metrics.add(journal);
             metrics.add(new Metric("soak_rss_growth", "MiB", Stats.of(new double[] {r.rssGrowthMib()})));
             if (!r.problems().isEmpty()) {
