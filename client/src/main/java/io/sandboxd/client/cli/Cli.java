@@ -32,7 +32,12 @@ import tools.jackson.databind.node.ObjectNode;
             CpCommand.class,
             LsCommand.class,
             RmCommand.class,
+            StatCommand.class,
+            MkdirCommand.class,
+            MvCommand.class,
+            ChmodCommand.class,
             HealthCommand.class,
+            ContextCommand.class,
             CommandLine.HelpCommand.class
         },
         footer = {
@@ -47,7 +52,8 @@ public final class Cli implements Callable<Integer> {
     @Override
     public Integer call() {
         throw new CommandLine.ParameterException(
-                spec.commandLine(), "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, health)");
+                spec.commandLine(),
+                "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, stat, mkdir, mv, chmod, health, context)");
     }
 
     public static void main(String[] args) {

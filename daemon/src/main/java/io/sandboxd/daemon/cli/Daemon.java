@@ -1,10 +1,16 @@
 package io.sandboxd.daemon.cli;
 
 import io.sandboxd.daemon.auth.AccessToken;
+import io.sandboxd.daemon.code.CodeContexts;
+import io.sandboxd.daemon.code.CodeSettings;
+import io.sandboxd.daemon.code.KernelspecCatalog;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.DurableConfig;
 import io.sandboxd.daemon.config.ListenerContext;
+import io.sandboxd.daemon.fs.ArchiveLimits;
 import io.sandboxd.daemon.fs.DirectBuffers;
+import io.sandboxd.daemon.fs.DirectoryArchives;
+import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
 import io.sandboxd.daemon.grpc.GrpcServer;
@@ -44,7 +50,10 @@ public final class Daemon {
     private final DaemonState state = new DaemonState();
     private final ListenerContext listeners;
     private final ProcessCore processes;
+    private final CodeContexts code;
     private final FileStore files;
+    private final FileOperations fileOps;
+    private final DirectoryArchives archives;
     /** File content in both directions: downloads read into these, raw uploads gather in them. */
     private final DirectBuffers fileBuffers = DirectBuffers.forFileContent();
 
@@ -65,6 +74,20 @@ public final class Daemon {
      *                state directory (daemons built in tests)
      */
     public Daemon(DaemonConfig config, DurableConfig durable, Metrics metrics, RequestLog requestLog) {
+        this(config, durable, null, null, metrics, requestLog);
+    }
+
+    /**
+     * @param code          the code-context limits; null for the defaults
+     * @param archiveLimits what one archive upload may hold; null for the defaults
+     */
+    public Daemon(
+            DaemonConfig config,
+            DurableConfig durable,
+            CodeSettings code,
+            ArchiveLimits archiveLimits,
+            Metrics metrics,
+            RequestLog requestLog) {
         this.config = config;
         this.durable = durable != null ? durable : DurableConfig.defaults(temporaryStateDir());
         this.listeners = new ListenerContext(state, AccessToken.from(config.authToken()), requestLog, metrics);
@@ -74,6 +97,15 @@ public final class Daemon {
                 new ProcessRegistry(config.maxProcesses()),
                 new ProcessRuntime(config.streamChunkSize(), config.runAs(), metrics.registry()));
         this.files = new FileStore(root, fileBuffers);
+        this.code = new CodeContexts(
+                processes,
+                KernelspecCatalog.standard(System.getenv()),
+                this.durable.stateDir(),
+                config.runAs(),
+                code != null ? code : CodeSettings.defaults(),
+                metrics.registry());
+        this.fileOps = new FileOperations(root);
+        this.archives = new DirectoryArchives(root, archiveLimits != null ? archiveLimits : ArchiveLimits.defaults());
         if (!config.runAs().inherits()) {
             giveRootTo(config);
         }
@@ -125,7 +157,8 @@ public final class Daemon {
      * {@link #shutdown()} then closes whatever did start.
      */
     public void start() throws IOException {
-        RestServer restServer = new RestServer(config, listeners, files, fileBuffers, System.getenv());
+        RestServer restServer =
+                new RestServer(config, listeners, files, fileBuffers, System.getenv(), fileOps, archives);
         FutureTask<Void> restStart = new FutureTask<>(() -> {
             restServer.start();
             return null;
@@ -135,7 +168,7 @@ public final class Daemon {
         rest = restServer;
         Throwable failure = null;
         try {
-            GrpcServer g = new GrpcServer(config, listeners, processes, durable.attachHeartbeat());
+            GrpcServer g = new GrpcServer(config, listeners, processes, durable.attachHeartbeat(), code);
             grpc = g;
             g.start();
         } catch (Throwable e) {
@@ -219,10 +252,14 @@ public final class Daemon {
             long budget = Math.max(0, deadlineNanos - System.nanoTime());
             long reserve = Math.min(TimeUnit.SECONDS.toNanos(1), budget / 5);
             long grace = Math.min(PROCESS_TERM_GRACE_NANOS, (budget - reserve) / 2);
+            // Code contexts first: their executions end ABORTED (not "kernel died") and their
+            // kernels are killed; then every process group, kernels included, as always.
+            code.shutdown(System.nanoTime() + grace);
             processes.terminateAll(grace, deadlineNanos - reserve);
             if (g != null) {
                 g.stop(deadlineNanos - reserve / 2, deadlineNanos);
             }
+            code.close();
             if (r != null) {
                 r.stop(deadlineNanos);
             }

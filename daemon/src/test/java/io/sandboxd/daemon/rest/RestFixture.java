@@ -4,7 +4,10 @@ import io.sandboxd.daemon.auth.AccessToken;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.config.TestConfig;
+import io.sandboxd.daemon.fs.ArchiveLimits;
 import io.sandboxd.daemon.fs.DirectBuffers;
+import io.sandboxd.daemon.fs.DirectoryArchives;
+import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
 import io.sandboxd.daemon.lifecycle.DaemonState;
@@ -33,6 +36,11 @@ final class RestFixture implements AutoCloseable {
     }
 
     RestFixture(Path tmp, UnaryOperator<DaemonConfig> configure, Map<String, String> env) throws IOException {
+        this(tmp, configure, env, ArchiveLimits.defaults());
+    }
+
+    RestFixture(Path tmp, UnaryOperator<DaemonConfig> configure, Map<String, String> env, ArchiveLimits archiveLimits)
+            throws IOException {
         base = tmp.toRealPath();
         root = Files.createDirectories(base.resolve("root"));
         DaemonConfig config = configure.apply(TestConfig.forRoot(root));
@@ -41,7 +49,14 @@ final class RestFixture implements AutoCloseable {
         store = new FileStore(sandboxRoot, fileBuffers);
         listeners = new ListenerContext(
                 new DaemonState(), AccessToken.from(config.authToken()), TestConfig.silentLog(), new Metrics());
-        server = new RestServer(config, listeners, store, fileBuffers, env);
+        server = new RestServer(
+                config,
+                listeners,
+                store,
+                fileBuffers,
+                env,
+                new FileOperations(sandboxRoot),
+                new DirectoryArchives(sandboxRoot, archiveLimits));
         server.start();
     }
 
