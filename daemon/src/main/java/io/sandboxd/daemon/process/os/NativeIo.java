@@ -98,12 +98,9 @@ public final class NativeIo {
 
     static native long syscall(long number, long arg1, long arg2);
 
-    static native long sysconf(int name);
-
     /** struct rlimit on LP64: rlim_cur, rlim_max. */
     static native int getrlimit(int resource, long[] rlimit);
 
-    private static final int SC_PAGESIZE = 30;
     private static final int RLIMIT_STACK = 3;
 
     static long pageSize() {
