@@ -15,6 +15,7 @@ public final class Registry {
         InteractiveChecks.register(m);
         FileChecks.register(m);
         RuntimeChecks.register(m);
+        DurableChecks.register(m);
         CodeChecks.register(m);
         FileOpsChecks.register(m);
         return m;

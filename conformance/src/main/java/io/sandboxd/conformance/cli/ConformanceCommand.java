@@ -1,6 +1,7 @@
 package io.sandboxd.conformance.cli;
 
 import io.grpc.Status;
+import io.sandboxd.api.GoDuration;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
 import io.sandboxd.client.DaemonUnreachableException;
 import io.sandboxd.client.GrpcCallException;
@@ -25,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -106,6 +108,12 @@ public final class ConformanceCommand implements Callable<Integer> {
     String metadataEnvPrefix;
 
     @Option(
+            names = "--attach-heartbeat",
+            paramLabel = "DURATION",
+            description = "The runtime's configured --attach-heartbeat, e.g. 1s; enables DUR-ATTACH-006.")
+    String attachHeartbeat;
+
+    @Option(
             names = "--allow-root-wipe",
             description = "Run FS-DEL-008, which deletes everything under the runtime's root (last check).")
     boolean allowRootWipe;
@@ -140,6 +148,12 @@ public final class ConformanceCommand implements Callable<Integer> {
         if (!List.of("core", "recommended", "extended", "all").contains(level)) {
             return usage("--level must be core, recommended, extended or all (got \"" + level + "\")");
         }
+        Optional<Duration> heartbeat;
+        try {
+            heartbeat = attachHeartbeat == null ? Optional.empty() : Optional.of(GoDuration.parse(attachHeartbeat));
+        } catch (IllegalArgumentException e) {
+            return usage("--attach-heartbeat: " + e.getMessage());
+        }
         URI restUri;
         try {
             restUri = URI.create(rest);
@@ -170,7 +184,8 @@ public final class ConformanceCommand implements Callable<Integer> {
                 streamChunkSize == null ? OptionalInt.empty() : OptionalInt.of(streamChunkSize),
                 executeOutputLimit,
                 metadataEnvPrefix,
-                allowRootWipe);
+                allowRootWipe,
+                heartbeat);
         try (Suite suite = new Suite(options)) {
             String unreachable = preflight(suite);
             if (unreachable != null) {

@@ -316,6 +316,62 @@ public enum CheckId {
             RECOMMENDED, "3", "With a token configured, gRPC calls without or with a wrong token get UNAUTHENTICATED."),
     AUTH_005(RECOMMENDED, "3", "With a token configured, the gRPC health service needs no token."),
 
+    // §4.1 durable processes (sandboxd.durable.v1alpha1.DurableProcessService)
+    DUR_WIRE_001(EXTENDED, "4.1", "sandboxd.durable.v1alpha1.DurableProcessService is served on the gRPC port."),
+    DUR_START_001(
+            EXTENDED,
+            "4.1",
+            "Start streams started{process_id > 0} first, then the output with offsets from 0, then the exit record last, and ends OK."),
+    DUR_START_002(EXTENDED, "4.1", "With detach, the process keeps running after its starting stream ends."),
+    DUR_START_003(EXTENDED, "4.1", "Without detach, the end of the starting stream kills the whole process tree."),
+    DUR_TAG_001(
+            EXTENDED,
+            "4.1",
+            "A tag is unique among live processes (ALREADY_EXISTS); Get, Attach and Wait accept it; it is free again once its process ended."),
+    DUR_ID_001(
+            EXTENDED,
+            "4.1",
+            "Ids are one space: process.v1 WriteStdin and SendSignal reach a process of this service."),
+    DUR_ID_002(
+            EXTENDED,
+            "4.1",
+            "A process.v1 Start process is listed while it runs and attachable as a second viewer; its own stream is unchanged."),
+    DUR_ATTACH_001(
+            EXTENDED,
+            "4.1",
+            "Attach replays exactly the bytes from the offsets given, each output event carrying its stream and first byte's offset."),
+    DUR_ATTACH_002(
+            EXTENDED,
+            "4.1",
+            "A client that reattaches with the last offsets it saw, while the process runs, gets every byte exactly once."),
+    DUR_ATTACH_003(EXTENDED, "4.1", "An offset beyond what a stream has written fails with OUT_OF_RANGE."),
+    DUR_ATTACH_004(EXTENDED, "4.1", "Attach, Get and Wait of an unknown id or tag fail with NOT_FOUND."),
+    DUR_ATTACH_005(
+            EXTENDED,
+            "4.1",
+            "Output no longer retained arrives as one gap event (stream, offset, exact length, RETENTION), then the rest byte-exact."),
+    DUR_ATTACH_006(
+            EXTENDED,
+            "4.1",
+            "A silent attach stream gets heartbeat events at the configured interval (needs --attach-heartbeat)."),
+    DUR_ATTACH_007(EXTENDED, "4.1", "A stalled attacher stalls neither the process nor another attacher."),
+    DUR_LIST_001(
+            EXTENDED,
+            "4.1",
+            "List shows running processes (id, tag, command, RUNNING, pid); with all, ended ones with their exit record too."),
+    DUR_LIST_002(EXTENDED, "4.1", "Get of a running process reports the CPU time and RSS of its whole process tree."),
+    DUR_WAIT_001(
+            EXTENDED,
+            "4.1",
+            "Wait returns the exit record once the process ends, at once when it has: code, EXITED or SIGNALED and the signal."),
+    DUR_TIMEOUT_001(
+            EXTENDED,
+            "4.1",
+            "A server-side timeout ends the whole tree (SIGTERM, a grace, then SIGKILL) and the exit record says timed_out."),
+    DUR_PTY_001(
+            EXTENDED,
+            "4.1",
+            "A PTY process's output comes as stdout; after process.v1 ResizeTTY a reattaching client sees output at the new size."),
     // §4.4 code contexts (extended): a python kernelspec; skipped when the runtime has none
     CODE_EXEC_001(
             EXTENDED,
