@@ -486,12 +486,14 @@ public final class ProcessChecks {
     private static void absoluteDotDotStaysInside(CheckContext ctx, String cwd) {
         String what = "Execute [pwd] with cwd \"" + cwd + "\"";
         ExecResult[] r = new ExecResult[1];
-        Status s = Expect.statusOf(() -> r[0] = ctx.client().execute(Command.of("pwd").cwd(cwd)));
+        Status s = Expect.statusOf(
+                () -> r[0] = ctx.client().execute(Command.of("pwd").cwd(cwd)));
         if (s.getCode() == Code.PERMISSION_DENIED) {
             return;
         }
         Expect.grpc(s, Code.OK, what + " (PERMISSION_DENIED, or OK in the root)");
-        ExecResult atRoot = Expect.ok(() -> ctx.client().execute(Command.of("pwd").cwd("/")), "Execute [pwd] with cwd \"/\"");
+        ExecResult atRoot =
+                Expect.ok(() -> ctx.client().execute(Command.of("pwd").cwd("/")), "Execute [pwd] with cwd \"/\"");
         Expect.equal(
                 what + " ran outside the root: its pwd, compared with cwd \"/\"'s",
                 atRoot.stdout().toStringUtf8(),

@@ -67,11 +67,14 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
      */
     private File directory(String cwd) {
         if (cwd.startsWith("/")) {
-            return root.resolve(Path.of(cwd).normalize().toString().substring(1)).toFile();
+            return root.resolve(Path.of(cwd).normalize().toString().substring(1))
+                    .toFile();
         }
         Path dir = root.resolve(cwd).normalize();
         if (!dir.startsWith(root) && !broken.contains(Breakage.CWD_ESCAPES)) {
-            throw Status.PERMISSION_DENIED.withDescription("cwd escapes the root").asRuntimeException();
+            throw Status.PERMISSION_DENIED
+                    .withDescription("cwd escapes the root")
+                    .asRuntimeException();
         }
         return dir.toFile();
     }

@@ -104,6 +104,10 @@ class UpstreamFlagsTest {
         CommandLine cmd = Main.commandLine().setOut(new PrintWriter(out));
         assertThat(cmd.execute("--help")).isZero();
         assertThat(out.toString())
-                .contains("--enable-tracing", "--health-probe-bind-address", "--sandbox-concurrent-workers", "--zap-devel");
+                .contains(
+                        "--enable-tracing",
+                        "--health-probe-bind-address",
+                        "--sandbox-concurrent-workers",
+                        "--zap-devel");
     }
 }

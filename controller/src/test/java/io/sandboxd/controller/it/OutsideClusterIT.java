@@ -39,8 +39,9 @@ class OutsideClusterIT {
             assertThat(lines).hasSize(2);
             assertThat(lines.get(0)).contains("--enable-tracing has no effect here");
             assertThat(lines.get(1))
-                    .isEqualTo("sandboxd-controller: no Kubernetes API server: not in a cluster"
-                            + " (KUBERNETES_SERVICE_HOST is unset) and no kubeconfig (KUBECONFIG unset, no ~/.kube/config)");
+                    .isEqualTo(
+                            "sandboxd-controller: no Kubernetes API server: not in a cluster"
+                                    + " (KUBERNETES_SERVICE_HOST is unset) and no kubeconfig (KUBECONFIG unset, no ~/.kube/config)");
         } finally {
             p.destroyForcibly().waitFor();
         }

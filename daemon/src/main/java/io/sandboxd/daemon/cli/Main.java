@@ -79,6 +79,9 @@ public final class Main {
                 return new Parsed(null, 0);
             }
             DaemonConfig config = options.toConfig(cmd, env);
+            if (!parsed.hasMatchedOption("--root-dir") && !env.containsKey(EnvDefaults.variableFor("--root-dir"))) {
+                err.println("sandboxd: no --root-dir (or SANDBOXD_ROOT_DIR) given: using " + config.rootDir());
+            }
             for (String warning : SandboxdCommand.UPSTREAM_ONLY.warnings(parsed)) {
                 err.println("sandboxd: " + warning);
             }

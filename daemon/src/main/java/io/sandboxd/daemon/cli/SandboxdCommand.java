@@ -435,8 +435,7 @@ public final class SandboxdCommand {
         } catch (IOException | SecurityException e) {
             throw bad(
                     cmd,
-                    "root dir \"" + rootDir + "\": cannot create ("
-                            + e.getClass().getSimpleName() + ")");
+                    "root dir \"" + rootDir + "\": cannot create it: " + StartFailure.io(e));
         }
     }
 
