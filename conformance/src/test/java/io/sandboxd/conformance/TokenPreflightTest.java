@@ -54,7 +54,10 @@ class TokenPreflightTest {
 
     int run(Map<String, String> env, String... extra) {
         String[] base = {
-            "--grpc", "127.0.0.1:" + closedGrpcPort, "--rest", "http://127.0.0.1:" + rest.getAddress().getPort()
+            "--grpc",
+            "127.0.0.1:" + closedGrpcPort,
+            "--rest",
+            "http://127.0.0.1:" + rest.getAddress().getPort()
         };
         String[] args = new String[base.length + extra.length];
         System.arraycopy(base, 0, args, 0, base.length);
@@ -74,8 +77,9 @@ class TokenPreflightTest {
     void noTokenAndA401StopsWithExit2AndSaysHowToGiveOne() {
         assertThat(run(Map.of())).isEqualTo(2);
         assertThat(errText())
-                .isEqualTo("sandboxd-conformance: the runtime answered 401 Unauthorized to GET /v1/metadata: it"
-                        + " requires a token: give --token-file FILE (or SANDBOXD_AUTH_TOKEN_FILE / SANDBOXD_AUTH_TOKEN)\n");
+                .isEqualTo(
+                        "sandboxd-conformance: the runtime answered 401 Unauthorized to GET /v1/metadata: it"
+                                + " requires a token: give --token-file FILE (or SANDBOXD_AUTH_TOKEN_FILE / SANDBOXD_AUTH_TOKEN)\n");
     }
 
     @Test
@@ -92,13 +96,17 @@ class TokenPreflightTest {
                 Map.of("SANDBOXD_AUTH_TOKEN", "s3cret"), Map.of("SANDBOXD_AUTH_TOKEN_FILE", file.toString()))) {
             err.reset();
             assertThat(run(env)).isEqualTo(2);
-            assertThat(errText()).as(env.toString()).contains("cannot reach the gRPC").doesNotContain("401");
+            assertThat(errText())
+                    .as(env.toString())
+                    .contains("cannot reach the gRPC")
+                    .doesNotContain("401");
         }
         err.reset();
         assertThat(run(Map.of(), "--token-file", file.toString())).isEqualTo(2);
         assertThat(errText()).contains("cannot reach the gRPC").doesNotContain("401");
         err.reset();
-        assertThat(run(Map.of(), "--token-file", dir.resolve("missing").toString())).isEqualTo(2);
+        assertThat(run(Map.of(), "--token-file", dir.resolve("missing").toString()))
+                .isEqualTo(2);
         assertThat(errText()).contains("the token file \"" + dir.resolve("missing") + "\" cannot be read");
     }
 }

@@ -242,7 +242,8 @@ public final class ConformanceCommand implements Callable<Integer> {
         if (file != null) {
             String t;
             try {
-                t = Files.readString(Path.of(file), java.nio.charset.StandardCharsets.UTF_8).strip();
+                t = Files.readString(Path.of(file), java.nio.charset.StandardCharsets.UTF_8)
+                        .strip();
             } catch (java.io.IOException | java.nio.file.InvalidPathException e) {
                 throw new IllegalArgumentException("the token file \"" + file + "\" cannot be read");
             }

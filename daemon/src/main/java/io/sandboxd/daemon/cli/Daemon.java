@@ -163,8 +163,7 @@ public final class Daemon {
             try {
                 restServer.start();
             } catch (Exception e) {
-                throw new IOException(
-                        StartFailure.listener("REST", config.listenHost(), config.restPort(), e), e);
+                throw new IOException(StartFailure.listener("REST", config.listenHost(), config.restPort(), e), e);
             }
             return null;
         });

@@ -433,9 +433,7 @@ public final class SandboxdCommand {
         } catch (java.nio.file.FileAlreadyExistsException e) {
             throw bad(cmd, "root dir \"" + rootDir + "\" is not a directory");
         } catch (IOException | SecurityException e) {
-            throw bad(
-                    cmd,
-                    "root dir \"" + rootDir + "\": cannot create it: " + StartFailure.io(e));
+            throw bad(cmd, "root dir \"" + rootDir + "\": cannot create it: " + StartFailure.io(e));
         }
     }
 
