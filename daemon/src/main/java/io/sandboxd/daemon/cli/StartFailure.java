@@ -13,13 +13,17 @@ final class StartFailure {
     /** Why {@code listener} (e.g. "REST") could not listen on host:port. */
     static String listener(String listener, String host, int port, Throwable e) {
         String where = listener + " listener " + host + ":" + port + ": ";
+        // Jetty and NIO throw a BindException; Netty's epoll transport its own IOException whose
+        // message carries the OS's "Address already in use".
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof BindException b) {
-                String m = b.getMessage() == null ? "" : b.getMessage();
-                if (m.toLowerCase(java.util.Locale.ROOT).contains("in use")) {
-                    return where + "address already in use (another process listens on port " + port + ")";
-                }
-                return where + "cannot bind" + (m.isEmpty() ? "" : " (" + m + ")");
+            String m = t.getMessage() == null ? "" : t.getMessage();
+            if (m.toLowerCase(java.util.Locale.ROOT).contains("already in use")) {
+                return where + "address already in use (another process listens on port " + port + ")";
+            }
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof BindException b && b.getMessage() != null) {
+                return where + "cannot bind (" + b.getMessage() + ")";
             }
         }
         return where + "cannot listen" + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")");

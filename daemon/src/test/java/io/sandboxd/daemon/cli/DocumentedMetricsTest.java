@@ -76,11 +76,14 @@ class DocumentedMetricsTest {
                 ch.shutdownNow();
             }
             HttpClient http = HttpClient.newHttpClient();
-            String exported = http.send(
-                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + d.restPort() + "/metrics"))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString())
-                    .body();
+            URI metrics = URI.create("http://127.0.0.1:" + d.restPort() + "/metrics");
+            // a REST request is recorded once its response completed: scrape until it shows
+            String exported = "";
+            for (int i = 0; i < 100 && !exported.contains("sandboxd_http_server_requests_seconds"); i++) {
+                exported = http.send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString())
+                        .body();
+                Thread.sleep(50);
+            }
             Set<String> families = new TreeSet<>();
             for (String line : exported.split("\n")) {
                 if (line.startsWith("# TYPE ")) {
@@ -91,7 +94,9 @@ class DocumentedMetricsTest {
                 }
             }
             for (String name : documented) {
-                assertThat(families).as("documented metric " + name + " in /metrics").contains(name);
+                assertThat(families)
+                        .as("documented metric " + name + " in /metrics")
+                        .contains(name);
             }
         } finally {
             d.shutdown();
