@@ -13,6 +13,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -111,6 +112,21 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** The --*-workers flags; each names itself when it is below 1. */
+    ControllerOptions.Workers workers() {
+        Map<String, Integer> flags = new LinkedHashMap<>();
+        flags.put("--sandbox-workers", sandboxWorkers);
+        flags.put("--claim-workers", claimWorkers);
+        flags.put("--warm-pool-workers", warmPoolWorkers);
+        flags.put("--template-workers", templateWorkers);
+        flags.forEach((flag, n) -> {
+            if (n < 1)
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), flag + " must be at least 1 (reconcile threads), not " + n);
+        });
+        return new ControllerOptions.Workers(sandboxWorkers, claimWorkers, warmPoolWorkers, templateWorkers);
+    }
+
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
     }
@@ -166,6 +182,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         for (String warning : UpstreamFlags.ALL.warnings(spec.commandLine().getParseResult())) {
             LOG.warn(warning);
         }
+        ControllerOptions.Workers workers = workers();
         java.util.Optional<String> noCluster = ClusterAccess.missing(
                 System.getenv(),
                 systemProperties("kubernetes.master", "kubeconfig"),
@@ -198,11 +215,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                 .build();
         AtomicBoolean stopping = new AtomicBoolean();
         LeaderElectionConfiguration le = leaderElect ? leaderElection(stopping) : null;
-        ControllerOptions options = new ControllerOptions(
-                clusterDomain,
-                extensions,
-                new ControllerOptions.Workers(sandboxWorkers, claimWorkers, warmPoolWorkers, templateWorkers),
-                Clock.systemUTC());
+        ControllerOptions options = new ControllerOptions(clusterDomain, extensions, workers, Clock.systemUTC());
         Operator op = Controllers.build(
                 client,
                 options,
