@@ -48,7 +48,10 @@ public enum CheckId {
     PROC_CWD_002(CORE, "1.2", "A relative cwd is resolved under the root."),
     PROC_CWD_003(CORE, "1.2", "An absolute cwd is re-rooted: '/x' means '<root>/x'."),
     PROC_CWD_004(CORE, "1.2", "An absolute cwd that starts with the root's own path means that same path."),
-    PROC_CWD_005(CORE, "1.2", "A cwd escaping the root with '..' fails with PERMISSION_DENIED."),
+    PROC_CWD_005(
+            CORE,
+            "1.2",
+            "A cwd escaping the root with '..' fails with PERMISSION_DENIED (an absolute '/../..' may run in the root instead)."),
     PROC_CWD_006(CORE, "1.2", "A cwd escaping the root through a symlink fails with PERMISSION_DENIED."),
     PROC_CWD_007(
             RECOMMENDED,

@@ -160,7 +160,11 @@ public final class Daemon {
         RestServer restServer =
                 new RestServer(config, listeners, files, fileBuffers, System.getenv(), fileOps, archives);
         FutureTask<Void> restStart = new FutureTask<>(() -> {
-            restServer.start();
+            try {
+                restServer.start();
+            } catch (Exception e) {
+                throw new IOException(StartFailure.listener("REST", config.listenHost(), config.restPort(), e), e);
+            }
             return null;
         });
         Thread restThread = new Thread(restStart, "sandboxd-rest-start");
@@ -171,6 +175,8 @@ public final class Daemon {
             GrpcServer g = new GrpcServer(config, listeners, processes, durable.attachHeartbeat(), code);
             grpc = g;
             g.start();
+        } catch (Exception e) {
+            failure = new IOException(StartFailure.listener("gRPC", config.listenHost(), config.grpcPort(), e), e);
         } catch (Throwable e) {
             failure = e;
         }

@@ -69,6 +69,7 @@ public final class Main {
     static Parsed parse(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         SandboxdCommand options = new SandboxdCommand();
         CommandLine cmd = new CommandLine(options);
+        SandboxdCommand.UPSTREAM_ONLY.addTo(cmd.getCommandSpec());
         cmd.setDefaultValueProvider(new EnvDefaults(env));
         cmd.setOut(new PrintWriter(out, true));
         cmd.setErr(new PrintWriter(err, true));
@@ -78,6 +79,13 @@ public final class Main {
                 return new Parsed(null, 0);
             }
             DaemonConfig config = options.toConfig(cmd, env);
+            if (!parsed.hasMatchedOption("--root-dir") && !env.containsKey(EnvDefaults.variableFor("--root-dir"))) {
+                err.println("sandboxd: no --root-dir (or SANDBOXD_ROOT_DIR) given: using " + config.rootDir());
+            }
+            for (String warning : SandboxdCommand.UPSTREAM_ONLY.warnings(parsed)) {
+                err.println("sandboxd: " + warning);
+            }
+            err.flush();
             return new Parsed(
                     config,
                     options.toDurableConfig(cmd, config.rootDir()),
