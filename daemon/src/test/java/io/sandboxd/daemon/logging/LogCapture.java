@@ -13,6 +13,8 @@ public final class LogCapture {
     private final ByteArrayOutputStream buf = new ByteArrayOutputStream();
 
     public LogCapture(LogFormat format) {
+        ctx.setMDCAdapter(
+                new ch.qos.logback.classic.util.LogbackMDCAdapter()); // SLF4J's provider sets it on the global one
         OutputStreamAppender<ILoggingEvent> appender = new OutputStreamAppender<>();
         appender.setContext(ctx);
         appender.setEncoder(LogSetup.encoder(ctx, format));
