@@ -111,6 +111,8 @@ public final class Main {
             System.err.flush();
             return p.exitCode();
         }
+        // after the warm-up, which initialised logback on its thread: never two threads at once
+        io.sandboxd.daemon.metrics.Metrics metrics = preloader.metrics();
         LogSetup.install(p.config().logFormat());
         Logger log = LoggerFactory.getLogger(LogSetup.DAEMON);
         parseNotes.toString(StandardCharsets.UTF_8).lines().forEach(log::warn);
@@ -120,8 +122,7 @@ public final class Main {
         ShutdownSignals signals = ShutdownSignals.install();
         Daemon daemon;
         try {
-            daemon = new Daemon(
-                    p.config(), p.durable(), p.code(), p.archives(), preloader.metrics(), RequestLog.slf4j());
+            daemon = new Daemon(p.config(), p.durable(), p.code(), p.archives(), metrics, RequestLog.slf4j());
         } catch (java.io.UncheckedIOException e) {
             log.error("sandboxd: failed to start: {}", oneLine(String.valueOf(e.getMessage())));
             return 1;

@@ -230,7 +230,8 @@ public final class SandboxdCommand {
     @Option(
             names = "--log-format",
             defaultValue = "text",
-            description = "Request log format: text or json (env SANDBOXD_LOG_FORMAT, default ${DEFAULT-VALUE}).")
+            description = "Log format of every stderr line: text or json, one object per line"
+                    + " (env SANDBOXD_LOG_FORMAT, default ${DEFAULT-VALUE}).")
     String logFormat;
 
     @Option(

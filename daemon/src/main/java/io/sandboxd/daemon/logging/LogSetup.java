@@ -6,8 +6,6 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.ILoggerFactory;
 import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
@@ -33,23 +31,15 @@ public final class LogSetup {
         }
     }
 
-    /**
-     * The startup preloader's thread may be initialising SLF4J right now, in which case SLF4J
-     * hands out a stand-in factory for a few milliseconds: wait for the real one.
-     */
     private static LoggerContext context() {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            ILoggerFactory f = LoggerFactory.getILoggerFactory();
-            if (f instanceof LoggerContext ctx) {
-                return ctx;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("logging did not initialise within 10 s (SLF4J factory "
-                        + f.getClass().getSimpleName() + ")");
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        ILoggerFactory f = LoggerFactory.getILoggerFactory();
+        if (f instanceof LoggerContext ctx) {
+            return ctx;
         }
+        // only if a second SLF4J provider came first on the class path, or SLF4J is still being
+        // initialised by another thread (cli/Main waits for the preloader, which initialises it)
+        throw new IllegalStateException(
+                "logging is not logback (SLF4J factory " + f.getClass().getSimpleName() + ")");
     }
 
     static void configure(LoggerContext ctx, LogFormat format) {
