@@ -5,6 +5,7 @@ import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.DurableConfig;
 import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.fs.DirectBuffers;
+import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
 import io.sandboxd.daemon.grpc.GrpcServer;
@@ -45,6 +46,7 @@ public final class Daemon {
     private final ListenerContext listeners;
     private final ProcessCore processes;
     private final FileStore files;
+    private final FileOperations fileOps;
     /** File content in both directions: downloads read into these, raw uploads gather in them. */
     private final DirectBuffers fileBuffers = DirectBuffers.forFileContent();
 
@@ -74,6 +76,7 @@ public final class Daemon {
                 new ProcessRegistry(config.maxProcesses()),
                 new ProcessRuntime(config.streamChunkSize(), config.runAs(), metrics.registry()));
         this.files = new FileStore(root, fileBuffers);
+        this.fileOps = new FileOperations(root);
         if (!config.runAs().inherits()) {
             giveRootTo(config);
         }
@@ -125,7 +128,7 @@ public final class Daemon {
      * {@link #shutdown()} then closes whatever did start.
      */
     public void start() throws IOException {
-        RestServer restServer = new RestServer(config, listeners, files, fileBuffers, System.getenv());
+        RestServer restServer = new RestServer(config, listeners, files, fileBuffers, System.getenv(), fileOps);
         FutureTask<Void> restStart = new FutureTask<>(() -> {
             restServer.start();
             return null;

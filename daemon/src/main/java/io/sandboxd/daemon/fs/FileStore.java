@@ -96,7 +96,8 @@ public final class FileStore {
         }
     }
 
-    private static FileInfo info(Posix.Stat st) {
+    /** The validator and metadata GET sends for a regular file (stat shows the same ETag). */
+    static FileInfo info(Posix.Stat st) {
         return info(st.ino(), st.size(), Instant.ofEpochSecond(st.mtimeSeconds(), st.mtimeNanos()));
     }
 

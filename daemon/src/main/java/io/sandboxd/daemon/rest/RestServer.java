@@ -8,6 +8,7 @@ import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.DirectBuffers;
+import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -20,8 +21,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The REST API on --rest-port (runtime-contract §2): Javalin on Jetty 12. A thin adapter: requests go to
- * {@link FilesHandler} (→ {@link FileStore}), health, metadata and metrics; every error leaves as
- * {@code {"code","message"}} JSON. The file store it serves is built and handed over by the daemon.
+ * {@link FilesHandler} (→ {@link FileStore}), health, metadata and metrics, and the extension
+ * routes under {@link ExtensionRoutes#PREFIX} (runtime-contract §4); every error leaves as
+ * {@code {"code","message"}} JSON. The core objects it serves are built and handed over by the daemon.
  */
 public final class RestServer {
     private static final System.Logger LOG = System.getLogger(RestServer.class.getName());
@@ -34,6 +36,7 @@ public final class RestServer {
     private final DaemonConfig config;
     private final ListenerContext listeners;
     private final FileStore store;
+    private final FileOperations fileOps;
     private final DirectBuffers fileBuffers;
     private final Map<String, String> environment;
     private volatile Javalin app;
@@ -41,16 +44,19 @@ public final class RestServer {
     /**
      * @param fileBuffers the pool the store reads downloads into; raw uploads gather in it too
      * @param environment the variables {@code /v1/metadata} picks from (the daemon's own)
+     * @param fileOps     stat, mkdir, move, chmod (runtime-contract §4.3)
      */
     public RestServer(
             DaemonConfig config,
             ListenerContext listeners,
             FileStore store,
             DirectBuffers fileBuffers,
-            Map<String, String> environment) {
+            Map<String, String> environment,
+            FileOperations fileOps) {
         this.config = config;
         this.listeners = listeners;
         this.store = store;
+        this.fileOps = fileOps;
         this.fileBuffers = fileBuffers;
         this.environment = environment;
     }
@@ -58,6 +64,7 @@ public final class RestServer {
     public void start() throws IOException {
         FilesHandler files = new FilesHandler(store, fileBuffers);
         Javalin javalin = Javalin.create(cfg -> {
+            ExtensionRoutes extensions = new ExtensionRoutes(cfg.routes);
             cfg.startup.showJavalinBanner = false;
             cfg.startup.showOldJavalinVersionWarning = false;
             cfg.http.compressionStrategy = CompressionStrategy.NONE;
@@ -90,7 +97,7 @@ public final class RestServer {
                 s.setErrorHandler(new JsonErrorHandler());
                 // stop() then waits (up to the shutdown deadline) for in-flight requests to finish
                 s.insertHandler(new org.eclipse.jetty.server.handler.GracefulHandler());
-                s.setRequestLog(new RestTelemetry(listeners.metrics().registry(), listeners.requestLog()));
+                s.setRequestLog(new RestTelemetry(listeners.metrics().registry(), listeners.requestLog(), extensions));
             });
 
             cfg.routes.before(this::authenticate);
@@ -106,12 +113,14 @@ public final class RestServer {
             cfg.routes.head("/v1/metadata", this::metadata);
             cfg.routes.get("/metrics", this::metrics);
             cfg.routes.head("/metrics", this::metrics);
+            // extension routes (runtime-contract §4): one registration per feature
+            new FileOpsHandler(fileOps).register(extensions);
 
             cfg.routes.exception(SandboxException.class, (e, ctx) -> ApiErrors.write(ctx, e));
             cfg.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.log(
                         System.Logger.Level.WARNING,
-                        "unexpected error on " + ctx.method() + " " + RestTelemetry.route(ctx.path()),
+                        "unexpected error on " + ctx.method() + " " + RestTelemetry.route(ctx.path(), extensions),
                         e);
                 ApiErrors.write(ctx, 500, "INTERNAL", "internal error");
             });
@@ -123,12 +132,13 @@ public final class RestServer {
             });
             cfg.routes.error(405, ctx -> {
                 if (ctx.attribute(ApiErrors.WRITTEN) == null) {
-                    ctx.header("Allow", allowFor(ctx.path()));
+                    ctx.header("Allow", allowFor(ctx.path(), extensions));
                     ApiErrors.write(
                             ctx,
                             405,
                             "INVALID_ARGUMENT",
-                            "method " + ctx.method() + " is not allowed here; allowed: " + allowFor(ctx.path()));
+                            "method " + ctx.method() + " is not allowed here; allowed: "
+                                    + allowFor(ctx.path(), extensions));
                 }
             });
         });
@@ -161,7 +171,11 @@ public final class RestServer {
         return path.length() <= 200 ? path : path.substring(0, 200) + "...";
     }
 
-    static String allowFor(String path) {
+    static String allowFor(String path, ExtensionRoutes extensions) {
+        String extension = path == null ? null : extensions.allow(path);
+        if (extension != null) {
+            return extension;
+        }
         return path != null && (path.equals(RawPath.PREFIX) || path.startsWith(RawPath.PREFIX + "/"))
                 ? FILES_METHODS
                 : READ_METHODS;

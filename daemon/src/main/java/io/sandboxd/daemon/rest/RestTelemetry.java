@@ -18,15 +18,21 @@ import org.eclipse.jetty.server.Response;
 final class RestTelemetry implements org.eclipse.jetty.server.RequestLog {
     private final MeterRegistry registry;
     private final RequestLog log;
+    private final ExtensionRoutes extensions;
 
-    RestTelemetry(MeterRegistry registry, RequestLog log) {
+    RestTelemetry(MeterRegistry registry, RequestLog log, ExtensionRoutes extensions) {
         this.registry = registry;
         this.log = log;
+        this.extensions = extensions;
     }
 
-    static String route(String path) {
+    static String route(String path, ExtensionRoutes extensions) {
         if (path == null) {
             return "unmatched";
+        }
+        String extension = extensions.route(path);
+        if (extension != null) {
+            return extension;
         }
         if (path.equals(RawPath.PREFIX) || path.startsWith(RawPath.PREFIX + "/")) {
             return "/v1/files/{path}";
@@ -88,7 +94,7 @@ final class RestTelemetry implements org.eclipse.jetty.server.RequestLog {
     @Override
     public void log(Request request, Response response) {
         String path = request.getHttpURI().getPath();
-        String route = route(path);
+        String route = route(path, extensions);
         String method = method(request.getMethod());
         int status = response.getStatus();
         long nanos = System.nanoTime() - request.getBeginNanoTime();

@@ -5,6 +5,7 @@ import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.config.TestConfig;
 import io.sandboxd.daemon.fs.DirectBuffers;
+import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
 import io.sandboxd.daemon.lifecycle.DaemonState;
@@ -41,7 +42,7 @@ final class RestFixture implements AutoCloseable {
         store = new FileStore(sandboxRoot, fileBuffers);
         listeners = new ListenerContext(
                 new DaemonState(), AccessToken.from(config.authToken()), TestConfig.silentLog(), new Metrics());
-        server = new RestServer(config, listeners, store, fileBuffers, env);
+        server = new RestServer(config, listeners, store, fileBuffers, env, new FileOperations(sandboxRoot));
         server.start();
     }
 
