@@ -8,6 +8,8 @@ import io.sandboxd.daemon.fs.DirectBuffers;
 import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
+import io.sandboxd.daemon.fs.watch.FileWatcher;
+import io.sandboxd.daemon.fs.watch.WatchSettings;
 import io.sandboxd.daemon.grpc.GrpcServer;
 import io.sandboxd.daemon.lifecycle.DaemonState;
 import io.sandboxd.daemon.logging.RequestLog;
@@ -47,6 +49,7 @@ public final class Daemon {
     private final ProcessCore processes;
     private final FileStore files;
     private final FileOperations fileOps;
+    private final FileWatcher watcher;
     /** File content in both directions: downloads read into these, raw uploads gather in them. */
     private final DirectBuffers fileBuffers = DirectBuffers.forFileContent();
 
@@ -67,6 +70,12 @@ public final class Daemon {
      *                state directory (daemons built in tests)
      */
     public Daemon(DaemonConfig config, DurableConfig durable, Metrics metrics, RequestLog requestLog) {
+        this(config, durable, null, metrics, requestLog);
+    }
+
+    /** @param watch the filesystem watch's bounds; null for the defaults */
+    public Daemon(
+            DaemonConfig config, DurableConfig durable, WatchSettings watch, Metrics metrics, RequestLog requestLog) {
         this.config = config;
         this.durable = durable != null ? durable : DurableConfig.defaults(temporaryStateDir());
         this.listeners = new ListenerContext(state, AccessToken.from(config.authToken()), requestLog, metrics);
@@ -77,6 +86,7 @@ public final class Daemon {
                 new ProcessRuntime(config.streamChunkSize(), config.runAs(), metrics.registry()));
         this.files = new FileStore(root, fileBuffers);
         this.fileOps = new FileOperations(root);
+        this.watcher = new FileWatcher(root, watch != null ? watch : WatchSettings.defaults());
         if (!config.runAs().inherits()) {
             giveRootTo(config);
         }
@@ -128,7 +138,8 @@ public final class Daemon {
      * {@link #shutdown()} then closes whatever did start.
      */
     public void start() throws IOException {
-        RestServer restServer = new RestServer(config, listeners, files, fileBuffers, System.getenv(), fileOps);
+        RestServer restServer =
+                new RestServer(config, listeners, files, fileBuffers, System.getenv(), fileOps, watcher);
         FutureTask<Void> restStart = new FutureTask<>(() -> {
             restServer.start();
             return null;
@@ -226,6 +237,7 @@ public final class Daemon {
             if (g != null) {
                 g.stop(deadlineNanos - reserve / 2, deadlineNanos);
             }
+            watcher.close(); // every watch stream gets its error event and ends, so REST can stop
             if (r != null) {
                 r.stop(deadlineNanos);
             }

@@ -55,9 +55,13 @@ public final class Main {
     }
 
     /** Outcome of parsing: a config to run, or an exit code (help/version: 0, bad value: 2). */
-    record Parsed(DaemonConfig config, io.sandboxd.daemon.config.DurableConfig durable, int exitCode) {
+    record Parsed(
+            DaemonConfig config,
+            io.sandboxd.daemon.config.DurableConfig durable,
+            io.sandboxd.daemon.fs.watch.WatchSettings watch,
+            int exitCode) {
         Parsed(DaemonConfig config, int exitCode) {
-            this(config, null, exitCode);
+            this(config, null, null, exitCode);
         }
     }
 
@@ -73,7 +77,11 @@ public final class Main {
                 return new Parsed(null, 0);
             }
             DaemonConfig config = options.toConfig(cmd, env);
-            return new Parsed(config, options.toDurableConfig(cmd, config.rootDir()), 0);
+            return new Parsed(
+                    config,
+                    options.toDurableConfig(cmd, config.rootDir()),
+                    options.watch.toSettings(cmd, config.httpIdleTimeout()),
+                    0);
         } catch (CommandLine.ParameterException e) {
             err.println("sandboxd: " + oneLine(e.getMessage()) + " (see --help)");
             err.flush();
@@ -95,6 +103,7 @@ public final class Main {
             daemon = new Daemon(
                     p.config(),
                     p.durable(),
+                    p.watch(),
                     preloader.metrics(),
                     RequestLog.stderr(p.config().logFormat()));
         } catch (java.io.UncheckedIOException e) {

@@ -161,6 +161,9 @@ public final class SandboxdCommand {
                     "Heartbeat on an attach stream silent this long (env SANDBOXD_ATTACH_HEARTBEAT, default ${DEFAULT-VALUE}).")
     Duration attachHeartbeat;
 
+    @CommandLine.Mixin
+    WatchOptions watch = new WatchOptions();
+
     @Option(
             names = "--auth-token-file",
             description = "File holding the bearer token required on every call but health "

@@ -13,17 +13,9 @@ import java.util.List;
  */
 public final class DirectoryHandles {
     /** What the kernel says of an entry, not following a final symlink. */
-    public record EntryStat(int fileType, long size, long mtimeSeconds, int mtimeNanos, long dev, long ino) {
-        public boolean isDirectory() {
-            return fileType == Posix.S_IFDIR;
-        }
-
-        public boolean isSymlink() {
-            return fileType == Posix.S_IFLNK;
-        }
-
-        public boolean isRegular() {
-            return fileType == 0100000;
+    public record Stat(int fileType, long size, long mtimeSeconds, int mtimeNanos, long dev, long ino) {
+        public EntryType type() {
+            return EntryType.of(fileType);
         }
     }
 
@@ -117,7 +109,7 @@ public final class DirectoryHandles {
     }
 
     /** The entry {@code name} in {@code dirFd} (a symlink itself, not its target), or null when it is gone. */
-    public static EntryStat stat(int dirFd, byte[] name) {
+    public static Stat stat(int dirFd, byte[] name) {
         try {
             return of(Posix.statAt(dirFd, Name.of(name)));
         } catch (LastErrorException e) {
@@ -126,7 +118,7 @@ public final class DirectoryHandles {
     }
 
     /** The directory {@code fd} designates, or null when the descriptor is unusable. */
-    public static EntryStat stat(int fd) {
+    public static Stat stat(int fd) {
         try {
             return of(Posix.stat(fd));
         } catch (LastErrorException e) {
@@ -134,8 +126,8 @@ public final class DirectoryHandles {
         }
     }
 
-    private static EntryStat of(Posix.Stat s) {
-        return new EntryStat(s.type(), s.size(), s.mtimeSeconds(), s.mtimeNanos(), s.dev(), s.ino());
+    private static Stat of(Posix.Stat s) {
+        return new Stat(s.type(), s.size(), s.mtimeSeconds(), s.mtimeNanos(), s.dev(), s.ino());
     }
 
     public static void close(int fd) {

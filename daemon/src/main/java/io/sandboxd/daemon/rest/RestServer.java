@@ -10,6 +10,7 @@ import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.DirectBuffers;
 import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
+import io.sandboxd.daemon.fs.watch.FileWatcher;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -37,6 +38,7 @@ public final class RestServer {
     private final ListenerContext listeners;
     private final FileStore store;
     private final FileOperations fileOps;
+    private final FileWatcher watcher;
     private final DirectBuffers fileBuffers;
     private final Map<String, String> environment;
     private volatile Javalin app;
@@ -45,6 +47,7 @@ public final class RestServer {
      * @param fileBuffers the pool the store reads downloads into; raw uploads gather in it too
      * @param environment the variables {@code /v1/metadata} picks from (the daemon's own)
      * @param fileOps     stat, mkdir, move, chmod (runtime-contract §4.3)
+     * @param watcher     the filesystem watch (runtime-contract §4.2)
      */
     public RestServer(
             DaemonConfig config,
@@ -52,11 +55,13 @@ public final class RestServer {
             FileStore store,
             DirectBuffers fileBuffers,
             Map<String, String> environment,
-            FileOperations fileOps) {
+            FileOperations fileOps,
+            FileWatcher watcher) {
         this.config = config;
         this.listeners = listeners;
         this.store = store;
         this.fileOps = fileOps;
+        this.watcher = watcher;
         this.fileBuffers = fileBuffers;
         this.environment = environment;
     }
@@ -115,6 +120,7 @@ public final class RestServer {
             cfg.routes.head("/metrics", this::metrics);
             // extension routes (runtime-contract §4): one registration per feature
             new FileOpsHandler(fileOps).register(extensions);
+            new WatchHandler(watcher).register(extensions);
 
             cfg.routes.exception(SandboxException.class, (e, ctx) -> ApiErrors.write(ctx, e));
             cfg.routes.exception(Exception.class, (e, ctx) -> {

@@ -1,6 +1,7 @@
 package io.sandboxd.daemon.fs.watch;
 
-import io.sandboxd.daemon.fs.DirectoryHandles.EntryStat;
+import io.sandboxd.daemon.fs.DirectoryHandles.Stat;
+import io.sandboxd.daemon.fs.EntryType;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -43,7 +44,7 @@ final class Emitter {
     }
 
     /** A change of an entry, to every watch in {@code to}. */
-    void change(List<TreeWatch> to, EventKind kind, String path, String oldPath, EntryType entry, EntryStat st) {
+    void change(List<TreeWatch> to, EventKind kind, String path, String oldPath, EntryType entry, Stat st) {
         if (to.isEmpty()) {
             return;
         }

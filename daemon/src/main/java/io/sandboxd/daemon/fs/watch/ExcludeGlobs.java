@@ -1,6 +1,5 @@
 package io.sandboxd.daemon.fs.watch;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -36,7 +35,10 @@ final class ExcludeGlobs {
         this.source = source;
     }
 
-    /** @throws IllegalArgumentException with a client-facing message for a glob that cannot be used */
+    /**
+     * @param globs raw (one char per byte, see {@link WatchEvent})
+     * @throws IllegalArgumentException with a client-facing message for a glob that cannot be used
+     */
     static ExcludeGlobs parse(List<String> globs) {
         if (globs.size() > MAX_GLOBS) {
             throw new IllegalArgumentException("at most " + MAX_GLOBS + " exclude globs (got " + globs.size() + ")");
@@ -44,7 +46,7 @@ final class ExcludeGlobs {
         List<Pattern> names = new ArrayList<>();
         List<Pattern> paths = new ArrayList<>();
         for (String g : globs) {
-            String raw = new String(g.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
+            String raw = g;
             if (raw.length() > MAX_GLOB_BYTES) {
                 throw new IllegalArgumentException("an exclude glob is longer than " + MAX_GLOB_BYTES + " bytes");
             }

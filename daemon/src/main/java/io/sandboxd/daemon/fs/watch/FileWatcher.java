@@ -33,13 +33,14 @@ public final class FileWatcher implements AutoCloseable {
      * Watches {@code clientPath} (a directory, recursively or not, or a single file).
      *
      * @param clientPath  the percent-decoded client path (runtime-contract §2.1: confined)
-     * @param excludes    exclude globs (see {@link ExcludeGlobs}); ignored for a file
+     * @param excludeGlobs exclude globs as bytes (see {@link ExcludeGlobs}); ignored for a file
      * @param resumeAfter the last sequence number the client saw of this same watch, or null
      * @throws SandboxException NOT_FOUND, PERMISSION_DENIED (escapes), INVALID_ARGUMENT (bad glob
      *     or cursor), RESOURCE_EXHAUSTED (a limit, named), UNAVAILABLE (shutting down)
      */
-    public WatchStream open(byte[] clientPath, boolean recursive, List<String> excludes, Long resumeAfter)
+    public WatchStream open(byte[] clientPath, boolean recursive, List<byte[]> excludeGlobs, Long resumeAfter)
             throws SandboxException {
+        List<String> excludes = excludeGlobs.stream().map(FileWatcher::raw).toList();
         ExcludeGlobs globs;
         try {
             globs = ExcludeGlobs.parse(excludes);

@@ -59,7 +59,7 @@ final class NodeDescriptors implements AutoCloseable {
         if (fd < 0) {
             return -1;
         }
-        DirectoryHandles.EntryStat st = DirectoryHandles.stat(fd);
+        DirectoryHandles.Stat st = DirectoryHandles.stat(fd);
         if (st == null || st.dev() != node.dev || st.ino() != node.ino) {
             DirectoryHandles.close(fd);
             return -1;

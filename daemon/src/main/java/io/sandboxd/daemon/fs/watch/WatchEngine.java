@@ -3,7 +3,8 @@ package io.sandboxd.daemon.fs.watch;
 import com.sun.jna.Memory;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
-import io.sandboxd.daemon.fs.DirectoryHandles.EntryStat;
+import io.sandboxd.daemon.fs.DirectoryHandles.Stat;
+import io.sandboxd.daemon.fs.EntryType;
 import io.sandboxd.daemon.fs.SandboxRoot;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -395,7 +396,7 @@ final class WatchEngine {
                 reportModified(new FileKey(node.wd, name));
             }
         } else if ((mask & Inotify.IN_ATTRIB) != 0) {
-            EntryStat st = tree.stat(node, name);
+            Stat st = tree.stat(node, name);
             emitter.change(covering(node, name), EventKind.ATTRIBUTES, node.childPath(name), null, type(dir, st), st);
         }
     }
@@ -418,7 +419,7 @@ final class WatchEngine {
                     tops.add(w);
                 }
             }
-            EntryStat st = tree.statSelf(node);
+            Stat st = tree.statSelf(node);
             emitter.change(tops, EventKind.ATTRIBUTES, node.path, null, EntryType.DIRECTORY, st);
         }
     }
@@ -431,7 +432,7 @@ final class WatchEngine {
         if (to.isEmpty()) {
             return;
         }
-        EntryStat st = tree.stat(node, name);
+        Stat st = tree.stat(node, name);
         emitter.change(to, EventKind.CREATED, node.childPath(name), null, type(dir, st), st);
         if (dir) {
             watchNewDirectory(node, name, to);
@@ -489,10 +490,9 @@ final class WatchEngine {
         if (to.isEmpty()) {
             return;
         }
-        EntryStat st = tree.stat(node, k.name());
+        Stat st = tree.stat(node, k.name());
         if (st != null) {
-            emitter.change(
-                    to, EventKind.MODIFIED, node.childPath(k.name()), null, EntryType.ofFileType(st.fileType()), st);
+            emitter.change(to, EventKind.MODIFIED, node.childPath(k.name()), null, st.type(), st);
         }
     }
 
@@ -518,7 +518,7 @@ final class WatchEngine {
         String newPath = toDir.childPath(toName);
         List<TreeWatch> fromWatches = covering(fromDir, from.name());
         List<TreeWatch> toWatches = covering(toDir, toName);
-        EntryStat st = tree.stat(toDir, toName);
+        Stat st = tree.stat(toDir, toName);
         EntryType type = type(dir, st);
         if (writes.moved(fromKey, new FileKey(toDir.wd, toName))) {
             // writes not yet reported belong before the move, under the name they were made to
@@ -563,7 +563,7 @@ final class WatchEngine {
         if (to.isEmpty()) {
             return;
         }
-        EntryStat st = tree.stat(dir, name);
+        Stat st = tree.stat(dir, name);
         emitter.change(to, EventKind.CREATED, dir.childPath(name), null, type(directory, st), st);
         if (directory) {
             watchNewDirectory(dir, name, to);
@@ -683,11 +683,11 @@ final class WatchEngine {
         return out;
     }
 
-    private static EntryType type(boolean dir, EntryStat st) {
+    private static EntryType type(boolean dir, Stat st) {
         if (dir) {
             return EntryType.DIRECTORY;
         }
-        return st == null ? EntryType.FILE : EntryType.ofFileType(st.fileType());
+        return st == null ? EntryType.FILE : st.type();
     }
 
     static String display(String raw) {
@@ -698,7 +698,7 @@ final class WatchEngine {
     private final class ScanReporter implements WatchTree.ScanSink {
         @Override
         public void found(DirNode dir, String name, boolean directory, List<TreeWatch> covering) {
-            EntryStat st = tree.stat(dir, name);
+            Stat st = tree.stat(dir, name);
             emitter.change(covering, EventKind.CREATED, dir.childPath(name), null, type(directory, st), st);
             echoes.remember(new FileKey(dir.wd, name));
         }

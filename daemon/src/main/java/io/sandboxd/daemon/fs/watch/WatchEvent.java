@@ -1,5 +1,6 @@
 package io.sandboxd.daemon.fs.watch;
 
+import io.sandboxd.daemon.fs.EntryType;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 

@@ -77,7 +77,7 @@ final class WatchTree {
         if (fd < 0) {
             return false;
         }
-        DirectoryHandles.EntryStat st = DirectoryHandles.stat(fd);
+        DirectoryHandles.Stat st = DirectoryHandles.stat(fd);
         int wd = st == null ? -Inotify.ENOENT : inotify.addWatch(fd);
         if (wd < 0) {
             DirectoryHandles.close(fd);
@@ -194,7 +194,7 @@ final class WatchTree {
         if (fd < 0) {
             return null;
         }
-        DirectoryHandles.EntryStat st = DirectoryHandles.stat(fd);
+        DirectoryHandles.Stat st = DirectoryHandles.stat(fd);
         int wd = st == null ? -Inotify.ENOENT : inotify.addWatch(fd);
         if (wd < 0) {
             DirectoryHandles.close(fd);
@@ -346,12 +346,12 @@ final class WatchTree {
         }
     }
 
-    DirectoryHandles.EntryStat stat(DirNode dir, String name) {
+    DirectoryHandles.Stat stat(DirNode dir, String name) {
         int fd = fds.of(dir);
         return fd < 0 ? null : DirectoryHandles.stat(fd, NodeDescriptors.raw(name));
     }
 
-    DirectoryHandles.EntryStat statSelf(DirNode dir) {
+    DirectoryHandles.Stat statSelf(DirNode dir) {
         int fd = fds.of(dir);
         return fd < 0 ? null : DirectoryHandles.stat(fd);
     }

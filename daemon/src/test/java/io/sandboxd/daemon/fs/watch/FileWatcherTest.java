@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
+import io.sandboxd.daemon.fs.EntryType;
 import io.sandboxd.daemon.fs.SandboxRoot;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -52,7 +53,10 @@ class FileWatcherTest {
     }
 
     WatchStream watch(String path, boolean recursive, String... excludes) throws SandboxException {
-        WatchStream s = watcher.open(path.getBytes(StandardCharsets.UTF_8), recursive, List.of(excludes), null);
+        List<byte[]> globs = java.util.Arrays.stream(excludes)
+                .map(g -> g.getBytes(StandardCharsets.UTF_8))
+                .toList();
+        WatchStream s = watcher.open(path.getBytes(StandardCharsets.UTF_8), recursive, globs, null);
         streams.add(s);
         return s;
     }
