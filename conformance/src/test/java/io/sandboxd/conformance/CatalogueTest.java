@@ -15,9 +15,9 @@ class CatalogueTest {
         assertThat(Registry.all().keySet()).containsExactlyInAnyOrder(CheckId.values());
         Set<String> ids = new HashSet<>();
         for (CheckId c : CheckId.values()) {
-            assertThat(c.id()).matches("(PROC|FS|RT|AUTH)(-[A-Z]+)*-\\d{3}");
+            assertThat(c.id()).matches("(PROC|FS|RT|AUTH|WATCH)(-[A-Z]+)*-\\d{3}");
             assertThat(ids.add(c.id())).as(c.id()).isTrue();
-            assertThat(c.section()).matches("[123](\\.[1-8])?");
+            assertThat(c.section()).matches("[1234](\\.[1-8])?");
             assertThat(c.statement()).isNotBlank().endsWith(".");
         }
     }

@@ -29,7 +29,7 @@ class CliTest {
         assertThat(run("--rest", "http://127.0.0.1:1").exit()).isEqualTo(2);
         Result badLevel = run("--grpc", "127.0.0.1:1", "--rest", "http://127.0.0.1:1", "--level", "gold");
         assertThat(badLevel.exit()).isEqualTo(2);
-        assertThat(badLevel.err()).contains("--level must be core, recommended or all");
+        assertThat(badLevel.err()).contains("--level must be core, recommended, extended or all");
         Result badId = run("--grpc", "127.0.0.1:1", "--rest", "http://127.0.0.1:1", "--only", "FS-NOPE-001");
         assertThat(badId.exit()).isEqualTo(2);
         assertThat(badId.err()).contains("unknown check id \"FS-NOPE-001\"");

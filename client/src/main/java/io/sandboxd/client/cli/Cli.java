@@ -32,6 +32,7 @@ import tools.jackson.databind.node.ObjectNode;
             CpCommand.class,
             LsCommand.class,
             RmCommand.class,
+            WatchCommand.class,
             HealthCommand.class,
             CommandLine.HelpCommand.class
         },
@@ -47,7 +48,7 @@ public final class Cli implements Callable<Integer> {
     @Override
     public Integer call() {
         throw new CommandLine.ParameterException(
-                spec.commandLine(), "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, health)");
+                spec.commandLine(), "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, watch, health)");
     }
 
     public static void main(String[] args) {

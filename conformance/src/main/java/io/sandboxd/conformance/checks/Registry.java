@@ -15,6 +15,7 @@ public final class Registry {
         InteractiveChecks.register(m);
         FileChecks.register(m);
         RuntimeChecks.register(m);
+        WatchChecks.register(m);
         return m;
     }
 }

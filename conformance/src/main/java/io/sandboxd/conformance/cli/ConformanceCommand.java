@@ -60,9 +60,10 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(
             names = "--level",
             defaultValue = "core",
-            paramLabel = "core|recommended|all",
+            paramLabel = "core|recommended|extended|all",
             description =
-                    "core: [wire] checks only (compatibility); recommended: [ours] checks only; all: both. Default ${DEFAULT-VALUE}.")
+                    "core: [wire] checks only (compatibility); recommended: [ours] checks only; extended: [extended] "
+                            + "checks (runtime-contract §4) only; all: every level. Default ${DEFAULT-VALUE}.")
     String level;
 
     @Option(
@@ -136,8 +137,8 @@ public final class ConformanceCommand implements Callable<Integer> {
         if (grpc == null || rest == null) {
             return usage("both --grpc HOST:PORT and --rest URL are required");
         }
-        if (!List.of("core", "recommended", "all").contains(level)) {
-            return usage("--level must be core, recommended or all (got \"" + level + "\")");
+        if (!List.of("core", "recommended", "extended", "all").contains(level)) {
+            return usage("--level must be core, recommended, extended or all (got \"" + level + "\")");
         }
         URI restUri;
         try {
@@ -213,7 +214,7 @@ public final class ConformanceCommand implements Callable<Integer> {
     private int usage(String message) {
         err.println("sandboxd-conformance: " + message);
         err.println(
-                "usage: java -jar sandboxd-conformance.jar --grpc HOST:PORT --rest http://HOST:PORT [--level core|recommended|all] "
+                "usage: java -jar sandboxd-conformance.jar --grpc HOST:PORT --rest http://HOST:PORT [--level core|recommended|extended|all] "
                         + "[--report-dir DIR] [--token T] [--only ID,...]   (--help for all options)");
         return USAGE;
     }
