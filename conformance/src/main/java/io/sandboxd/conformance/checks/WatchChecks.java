@@ -2,7 +2,7 @@ package io.sandboxd.conformance.checks;
 
 import static io.sandboxd.conformance.suite.CheckId.*;
 import static io.sandboxd.conformance.suite.Expect.fail;
-import static io.sandboxd.conformance.suite.Paths.enc;
+import static io.sandboxd.conformance.suite.Paths.escape;
 import static io.sandboxd.conformance.suite.Paths.q;
 
 import io.sandboxd.client.FileWatch;
@@ -111,6 +111,11 @@ public final class WatchChecks {
         public void close() {
             watch.close();
         }
+    }
+
+    /** A path as a query value: every byte outside [A-Za-z0-9-_.~/] escaped. */
+    static String query(String relPath) {
+        return escape(relPath, true);
     }
 
     static Predicate<WatchEvent> is(String type, String path) {
@@ -245,7 +250,8 @@ public final class WatchChecks {
 
     static void sse001(CheckContext ctx) throws Exception {
         String d = ctx.mkdir();
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(ctx.options().restBase() + ROUTE + "?path=" + enc(d)))
+        HttpRequest.Builder b = HttpRequest.newBuilder(
+                        URI.create(ctx.options().restBase() + ROUTE + "?path=" + query(d)))
                 .timeout(WAIT);
         if (ctx.options().token() != null) {
             b.header("Authorization", "Bearer " + ctx.options().token());
@@ -293,9 +299,9 @@ public final class WatchChecks {
     static void err001(CheckContext ctx) throws Exception {
         String d = ctx.mkdir();
         ctx.sh("ln -s / " + q(d + "/esc"));
-        Expect.error(ctx.rest().get(ROUTE + "?path=" + enc(d + "/missing")), 404, "NOT_FOUND");
-        Expect.error(ctx.rest().get(ROUTE + "?path=" + enc(d + "/esc")), 403, "PERMISSION_DENIED");
-        Expect.error(ctx.rest().get(ROUTE + "?path=" + enc(d) + "&recursive=maybe"), 400, "INVALID_ARGUMENT");
+        Expect.error(ctx.rest().get(ROUTE + "?path=" + query(d + "/missing")), 404, "NOT_FOUND");
+        Expect.error(ctx.rest().get(ROUTE + "?path=" + query(d + "/esc")), 403, "PERMISSION_DENIED");
+        Expect.error(ctx.rest().get(ROUTE + "?path=" + query(d) + "&recursive=maybe"), 400, "INVALID_ARGUMENT");
         Reply noPath = ctx.rest().get(ROUTE);
         Expect.error(noPath, 400, "INVALID_ARGUMENT");
     }

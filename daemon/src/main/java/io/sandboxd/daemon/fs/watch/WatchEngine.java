@@ -490,10 +490,10 @@ final class WatchEngine {
         if (to.isEmpty()) {
             return;
         }
+        // reported even when the file is already gone again (then without size and time): a
+        // close after writing always yields one, and the deletion follows it
         Stat st = tree.stat(node, k.name());
-        if (st != null) {
-            emitter.change(to, EventKind.MODIFIED, node.childPath(k.name()), null, st.type(), st);
-        }
+        emitter.change(to, EventKind.MODIFIED, node.childPath(k.name()), null, type(false, st), st);
     }
 
     /** Both halves of a rename inside the watched directories. */
