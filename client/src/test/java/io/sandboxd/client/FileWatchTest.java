@@ -227,7 +227,7 @@ class FileWatchTest {
     }
 
     @Test
-    @Timeout(300)
+    @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void tenThousandFilesChangedByAProcessAreReproducedExactlyAndACursorResumesWithoutGapOrDuplicate()
             throws Exception {
         Files.createDirectories(daemon.rootDir().resolve("burst"));
@@ -295,7 +295,7 @@ class FileWatchTest {
     }
 
     @Test
-    @Timeout(180)
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aKernelQueueOverflowWhileTheDaemonIsStalledIsOneResyncAndTheWatchGoesOn() throws Exception {
         // the queue's size is the sysctl's value when the daemon made its inotify instance; read
         // now, it can differ (another program may change it meanwhile): at least the usual default
@@ -339,7 +339,7 @@ class FileWatchTest {
     }
 
     @Test
-    @Timeout(120)
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aWatchLimitForcedLowIsAResyncAndAnErrorNamingItAndTheDaemonStaysHealthy() throws Exception {
         Path lim = Files.createDirectories(daemon.rootDir().resolve("lim"));
         FileWatch w = client.watch("/lim", WatchOptions.defaults().recursive(true));

@@ -22,7 +22,7 @@ public record WatchSettings(
     public static final int DEFAULT_MAX_WATCHERS = 64;
     public static final int DEFAULT_MAX_DIRECTORIES = 8192;
     public static final int DEFAULT_RETAINED_EVENTS = 65536;
-    public static final long DEFAULT_MEMORY_BYTES = 64L * 1024 * 1024;
+    public static final long DEFAULT_MEMORY_BYTES = 32L * 1024 * 1024;
 
     public static WatchSettings defaults() {
         return new WatchSettings(
