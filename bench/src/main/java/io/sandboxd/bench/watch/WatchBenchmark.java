@@ -128,7 +128,9 @@ public final class WatchBenchmark implements Callable<Integer> {
             grpcTarget = daemon.grpcTarget();
         }
         Path local = Files.createTempDirectory("watch-bench-local");
-        try (SandboxdClient client = SandboxdClient.connect(grpcTarget, restBase)) {
+        try (SandboxdClient connected = SandboxdClient.connect(grpcTarget, restBase)) {
+            // a burst's writer runs longer than the default 30 s call deadline on a loaded machine
+            SandboxdClient client = connected.withCallTimeout(java.time.Duration.ofMinutes(10));
             String base = "watch-bench-" + Long.toHexString(System.nanoTime());
             List<Double> lat = new ArrayList<>();
             List<Double> latLocal = new ArrayList<>();
@@ -159,6 +161,8 @@ public final class WatchBenchmark implements Callable<Integer> {
             }
             client.delete(base, true);
             String loadAfter = load();
+            // the daemon's resident memory after every round (its peak: journals, scans, streams)
+            String memory = daemon == null ? "not measured (--rest/--grpc)" : memory(daemon.jvmPid());
             report(
                     lat,
                     latLocal,
@@ -169,7 +173,8 @@ public final class WatchBenchmark implements Callable<Integer> {
                     resyncs,
                     overflowsLocal,
                     loadBefore,
-                    loadAfter);
+                    loadAfter,
+                    memory);
             return 0;
         } finally {
             deleteTree(local);
@@ -189,7 +194,8 @@ public final class WatchBenchmark implements Callable<Integer> {
             int resyncs,
             int overflowsLocal,
             String loadBefore,
-            String loadAfter)
+            String loadAfter,
+            String memory)
             throws Exception {
         double[] l = sorted(lat);
         double[] ll = sorted(latLocal);
@@ -244,6 +250,7 @@ public final class WatchBenchmark implements Callable<Integer> {
                 q(rl, 0.5) / q(pl, 0.5),
                 "overflows: " + overflowsLocal);
         out.println("(rates: p50 = median round, p99 column = slowest round)");
+        out.println("daemon memory after the rounds: " + memory);
         JsonObject o = new JsonObject();
         o.addProperty("load_before", loadBefore);
         o.addProperty("load_after", loadAfter);
@@ -258,6 +265,7 @@ public final class WatchBenchmark implements Callable<Integer> {
         o.addProperty("burst_resyncs", resyncs);
         o.addProperty("burst_local_events_per_s_median", q(rl, 0.5));
         o.addProperty("burst_local_overflows", overflowsLocal);
+        o.addProperty("daemon_memory", memory);
         Files.writeString(json, new GsonBuilder().setPrettyPrinting().create().toJson(o));
         out.println("JSON written to " + json);
     }
@@ -296,6 +304,19 @@ public final class WatchBenchmark implements Callable<Integer> {
     static String load() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).strip();
+        } catch (Exception e) {
+            return "?";
+        }
+    }
+
+    /** VmRSS and VmHWM (peak) of a process, from /proc. */
+    static String memory(long pid) {
+        try {
+            return Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
+                    .filter(l -> l.startsWith("VmRSS") || l.startsWith("VmHWM"))
+                    .map(l -> l.replaceAll("\\s+", " "))
+                    .reduce((a, b) -> a + ", " + b)
+                    .orElse("?");
         } catch (Exception e) {
             return "?";
         }
