@@ -1,8 +1,7 @@
 #!/bin/sh
 # Builds the sandboxd image's root filesystem, step by step. It runs *inside* the filesystem it
-# builds: image/Dockerfile runs it in `RUN` steps on debian:bookworm-slim, and image/smoke.sh runs
-# it in a chroot of a debootstrapped bookworm. Both run the same steps from the same package list
-# (rootfs.env), so what CI proves is what the Dockerfile builds.
+# builds: image/Dockerfile runs it in `RUN` steps on debian:bookworm-slim, from one package list
+# (rootfs.env).
 #
 #   build-rootfs.sh packages        install SANDBOXD_PACKAGES (apt; needs the network)
 #   build-rootfs.sh install DIR     user 1000, /workspace, jars and launchers from DIR
@@ -72,7 +71,7 @@ step_install() {
     fi
     install -d -m 0755 -o "$SANDBOXD_UID" -g "$SANDBOXD_GID" "$SANDBOXD_WORKSPACE"
     install -d -m 0755 "$SANDBOXD_PREFIX"
-    install -m 0644 "$src/sandboxd.jar" "$src/sandboxd-conformance.jar" "$SANDBOXD_PREFIX/"
+    install -m 0644 "$src/sandboxd.jar" "$src/sandboxd-conformance.jar" "$here/jvm.options" "$SANDBOXD_PREFIX/"
     install -m 0755 "$here/sandboxd" /usr/local/bin/sandboxd
     grep -q "^java=$SANDBOXD_JRE/bin/java\$" /usr/local/bin/sandboxd || die "launcher sandboxd does not use $SANDBOXD_JRE"
     install -m 0755 "$here/sandboxd-conformance" /usr/local/bin/sandboxd-conformance
@@ -129,7 +128,7 @@ step_archive() {
 }
 
 # Protobuf encoding of ExecuteRequest{config: ProcessConfig{command: ARGS}} as one gRPC frame.
-# Every length must fit in one varint byte (< 128): enough for training and smoke calls.
+# Every length must fit in one varint byte (< 128): enough for the training calls.
 octal() { printf '\\%03o' "$1"; }
 step_grpc() {
     port=$1 method=$2

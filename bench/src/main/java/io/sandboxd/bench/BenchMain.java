@@ -49,6 +49,21 @@ public final class BenchMain {
             System.exit(io.sandboxd.bench.watch.WatchBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
+        if (args.length > 0 && args[0].equals("code")) {
+            try {
+                System.exit(
+                        io.sandboxd.bench.code.CodeBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            } catch (Exception e) {
+                e.printStackTrace();
+                System.exit(1);
+            }
+            return;
+        }
+        if (args.length > 0 && args[0].equals("archive")) {
+            System.exit(
+                    io.sandboxd.bench.archive.ArchiveBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
         if (args.length > 0 && args[0].equals("controller")) {
             System.exit(ControllerBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;

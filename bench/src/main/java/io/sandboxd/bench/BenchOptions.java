@@ -21,6 +21,8 @@ final class BenchOptions {
                                    by more than --max-regression (default 3) or a correctness check failed
               --only SECTIONS      comma list of: startup,execute,stream,files,streams (default: all)
             or:    java -jar sandboxd-bench.jar router [options]   the router benchmark (router --help lists its options)
+            or:    java -jar sandboxd-bench.jar code --start-daemon JAR [--cold N] [--round-trips N] [--image-mb MB]
+                                                     code contexts vs the kernel driven by jupyter_client
             """;
     static final Set<String> SECTIONS = Set.of("startup", "execute", "stream", "files", "streams");
 

@@ -63,7 +63,7 @@ final class Json {
         }
     }
 
-    private static Instant instant(String s) {
+    static Instant instant(String s) {
         try {
             return Instant.parse(s);
         } catch (DateTimeParseException e) {

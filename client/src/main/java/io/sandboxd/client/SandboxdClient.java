@@ -193,6 +193,11 @@ public final class SandboxdClient implements AutoCloseable {
         return p;
     }
 
+    /** The code-context service ({@code sandboxd.code.v1alpha1}) of this view. */
+    public CodeContexts code() {
+        return new CodeContexts(this);
+    }
+
     /** The durable-process service ({@code sandboxd.durable.v1alpha1}) of this view. */
     public DurableProcesses durable() {
         return new DurableProcesses(this);
@@ -474,6 +479,45 @@ public final class SandboxdClient implements AutoCloseable {
         if (r.statusCode() >= 400) {
             throw failure("DELETE", shown, r.statusCode(), r.headers(), r.body());
         }
+    }
+
+    // ---------------------------------------------------------------- REST: file operations
+
+    /** Stat, deep listings, mkdir, move, chmod and directory archives (runtime-contract §4.3). */
+    public RemoteFiles files() {
+        return new RemoteFiles(this);
+    }
+
+    /**
+     * One call to an extension file route, its body read whole (small JSON, or nothing).
+     *
+     * @param tar a tar body to send (with the stream deadline rather than the call timeout), or null for none
+     */
+    byte[] restCall(String method, String shown, String route, HttpRequest.BodyPublisher tar) {
+        HttpRequest.Builder b = request(
+                        RemoteFiles.PREFIX + route, tar != null ? settings.streamDeadline : settings.callTimeout)
+                .method(method, tar != null ? tar : HttpRequest.BodyPublishers.noBody());
+        if (tar != null) {
+            b.header("Content-Type", "application/x-tar");
+        }
+        HttpResponse<byte[]> r = send(method, shown, b.build(), HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() >= 400) {
+            throw failure(method, shown, r.statusCode(), r.headers(), r.body());
+        }
+        return r.body();
+    }
+
+    /** A GET of an extension file route whose body is streamed (listings, archives); errors already thrown. */
+    HttpResponse<InputStream> restStream(String method, String shown, String route) {
+        HttpResponse<InputStream> r = send(
+                method,
+                shown,
+                request(RemoteFiles.PREFIX + route, settings.streamDeadline)
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        checkStatus(method, shown, r);
+        return r;
     }
 
     // ---------------------------------------------------------------- REST: runtime

@@ -207,6 +207,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
         BurstFigures figures;
         double cpuStart;
         double cpuBoundMs;
+        /** cpuBoundMs by what the threads do ({@link ThreadCpu}). */
+        Map<String, Double> cpuBoundMsByThreads;
+
         double quietCpuMs;
         double peakRssMiB;
         double peakHeapMiB;
@@ -240,6 +243,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         sampler.setDaemon(true);
         sampler.start();
         int before = api.requests().size();
+        Map<Long, ThreadCpu.Sample> threadsAtStart = ThreadCpu.read(controller.pid());
         p.cpuStart = controller.cpuMillis();
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
@@ -259,6 +263,8 @@ public final class ControllerBenchmark implements Callable<Integer> {
         awaitUntil(n + " claims bound in " + ns, () -> names.stream()
                 .allMatch(x -> tracker.boundAt.containsKey(ns + "/" + x)));
         p.cpuBoundMs = controller.cpuMillis() - p.cpuStart;
+        p.cpuBoundMsByThreads = ThreadCpu.millisByGroup(
+                threadsAtStart, ThreadCpu.read(controller.pid()), p.cpuBoundMs, ControllerProcess.TICKS_PER_SECOND);
         awaitQuiet(ns + " settled", settled);
         sampling.set(false);
         sampler.join();
@@ -285,6 +291,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
         m.put("controller_latency_leg2_ms", f.latencyJson(f.legs(false)));
         m.put("cpu_ms_per_claim", BurstFigures.round(paced.cpuBoundMs / f.claims));
         m.put("cpu_ms_per_claim_until_settled", BurstFigures.round(paced.quietCpuMs / f.claims));
+        Map<String, Double> byThreads = new LinkedHashMap<>();
+        paced.cpuBoundMsByThreads.forEach((k, v) -> byThreads.put(k, v / f.claims));
+        m.put("cpu_ms_per_claim_by_threads", round(byThreads));
         m.put("heap_used_mib_peak", BurstFigures.round(Math.max(paced.peakHeapMiB, flood.peakHeapMiB)));
         m.put("rss_mib_peak", BurstFigures.round(Math.max(paced.peakRssMiB, flood.peakRssMiB)));
         m.put("double_adoptions", tracker.doubleAdoptions());
@@ -328,6 +337,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         row(out, "controller latency p99 ms (paced)", lat.get("p99"));
         row(out, "CPU ms per claim (to all bound)", m.get("cpu_ms_per_claim"));
         row(out, "CPU ms per claim (to settled)", m.get("cpu_ms_per_claim_until_settled"));
+        out.printf(Locale.ROOT, "  CPU ms per claim by threads: %s%n", m.get("cpu_ms_per_claim_by_threads"));
         row(out, "heap used MiB (peak)", m.get("heap_used_mib_peak"));
         row(out, "RSS MiB (peak)", m.get("rss_mib_peak"));
         row(out, "double adoptions", m.get("double_adoptions"));

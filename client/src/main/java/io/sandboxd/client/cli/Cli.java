@@ -33,7 +33,12 @@ import tools.jackson.databind.node.ObjectNode;
             LsCommand.class,
             RmCommand.class,
             WatchCommand.class,
+            StatCommand.class,
+            MkdirCommand.class,
+            MvCommand.class,
+            ChmodCommand.class,
             HealthCommand.class,
+            ContextCommand.class,
             CommandLine.HelpCommand.class
         },
         footer = {
@@ -48,7 +53,8 @@ public final class Cli implements Callable<Integer> {
     @Override
     public Integer call() {
         throw new CommandLine.ParameterException(
-                spec.commandLine(), "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, watch, health)");
+                spec.commandLine(),
+                "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, stat, mkdir, mv, chmod, watch, health, context)");
     }
 
     public static void main(String[] args) {

@@ -20,6 +20,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -33,14 +34,19 @@ import picocli.CommandLine.Spec;
             "Copies a file to the sandbox (cp LOCAL :REMOTE) or from it (cp :REMOTE LOCAL), streamed, any size.",
             "LOCAL '-' is stdin or stdout. A REMOTE ending in '/' (or ':' alone) gets the local file's name, and "
                     + "so does a LOCAL that is a directory. Uploads keep the local permission bits and are atomic "
-                    + "(the daemon renames a complete temp file); downloads go to a temp file renamed at the end."
+                    + "(the daemon renames a complete temp file); downloads go to a temp file renamed at the end.",
+            "-r copies a whole directory as one tar stream (the local 'tar' makes or unpacks it): all or nothing on "
+                    + "both sides, symlinks, modes and empty directories kept. As cp -r does, an existing directory "
+                    + "DST receives a copy named after SRC; else DST is the copy."
         },
         footer = {
             "",
             "Examples:",
             "  sandboxd-cli cp ./data.csv :work/data.csv",
             "  sandboxd-cli cp :work/out.log -          # to stdout",
-            "  tar c src | sandboxd-cli cp - :src.tar"
+            "  tar c src | sandboxd-cli cp - :src.tar",
+            "  sandboxd-cli cp -r ./project :work/project",
+            "  sandboxd-cli cp -r :work/project ./out"
         })
 final class CpCommand implements Callable<Integer> {
     @Spec
@@ -48,6 +54,11 @@ final class CpCommand implements Callable<Integer> {
 
     @Mixin
     ConnectionOptions conn;
+
+    @Option(
+            names = {"-r", "--recursive"},
+            description = "Copy a directory (through the daemon's archive routes).")
+    boolean recursive;
 
     @Parameters(index = "0", paramLabel = "SRC", description = "LOCAL, '-', or :REMOTE")
     String src;
@@ -70,6 +81,14 @@ final class CpCommand implements Callable<Integer> {
     }
 
     private int run(SandboxdClient client) throws IOException {
+        if (recursive) {
+            if (dst.startsWith(":")) {
+                DirectoryCopy.upload(client, Path.of(src), dst.substring(1));
+            } else {
+                DirectoryCopy.download(client, src.substring(1), Path.of(dst));
+            }
+            return 0;
+        }
         if (dst.startsWith(":")) {
             upload(client, src, dst.substring(1));
         } else {

@@ -6,6 +6,7 @@ import io.sandboxd.client.NotADirectoryException;
 import io.sandboxd.client.RestCallException;
 import io.sandboxd.client.RestPaths;
 import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.client.TreeEntry;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.format.DateTimeFormatter;
@@ -25,7 +26,10 @@ import picocli.CommandLine.Parameters;
             "Lists a sandbox directory (default: the root), one entry per line: mode, size, "
                     + "modification time (UTC), name ('/' after directories). For a file, its own line.",
             "--json prints {\"path\",\"entries\":[{\"name\",\"size\",\"type\",\"modified_at\",\"mode\"}]}, the "
-                    + "daemon's listing schema."
+                    + "daemon's listing schema.",
+            "--depth N lists N levels deep (1: the directory's own entries), depth-first, paths relative to the "
+                    + "directory, symlinks as themselves (never entered), fetched a page at a time; with --json one "
+                    + "object {\"path\",\"entries\":[{\"path\",\"type\",\"size\",\"mode\",\"modified_at\",...}]}."
         })
 final class LsCommand implements Callable<Integer> {
     @Mixin
@@ -33,6 +37,9 @@ final class LsCommand implements Callable<Integer> {
 
     @Option(names = "--json", description = "Print the listing as JSON.")
     boolean json;
+
+    @Option(names = "--depth", paramLabel = "N", description = "List N levels deep (1..32).")
+    Integer depth;
 
     @Parameters(arity = "0..1", paramLabel = ":PATH", description = "Sandbox directory or file (the ':' is optional).")
     String path = ":";
@@ -46,6 +53,9 @@ final class LsCommand implements Callable<Integer> {
 
     private int run(SandboxdClient client) throws IOException {
         String p = path.startsWith(":") ? path.substring(1) : path;
+        if (depth != null) {
+            return deep(client, p);
+        }
         DirectoryListing listing;
         try {
             listing = client.list(p);
@@ -58,6 +68,29 @@ final class LsCommand implements Callable<Integer> {
         } else {
             for (FileEntry e : listing.entries()) {
                 out.println(line(e));
+            }
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** The deep listing, streamed page by page to the output (one JSON object with --json). */
+    private int deep(SandboxdClient client, String p) {
+        if (depth < 1 || depth > 32) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--depth must be 1..32, got " + depth);
+        }
+        PrintStream out = System.out;
+        if (json) {
+            tools.jackson.databind.node.ObjectNode root = FileOpsCli.mapper().createObjectNode();
+            root.put("path", RestPaths.display(p));
+            tools.jackson.databind.node.ArrayNode entries = root.putArray("entries");
+            for (TreeEntry e : client.files().walk(p, depth)) {
+                entries.add(FileOpsCli.json(e));
+            }
+            out.println(FileOpsCli.mapper().writeValueAsString(root));
+        } else {
+            for (TreeEntry e : client.files().walk(p, depth)) {
+                out.println(FileOpsCli.line(e.type(), e.mode(), e.size(), e.modifiedAt(), e.path(), e.linkTarget()));
             }
         }
         out.flush();

@@ -41,6 +41,7 @@ final class CliProcess {
     private final Map<String, String> env = new LinkedHashMap<>();
     private byte[] stdin = new byte[0];
     private Path stdinFile;
+    private Path dir;
     private Path stdoutFile;
     private Duration timeout = Duration.ofSeconds(60);
 
@@ -94,6 +95,12 @@ final class CliProcess {
         return this;
     }
 
+    /** The working directory (default: the test's). */
+    CliProcess dir(Path d) {
+        this.dir = d;
+        return this;
+    }
+
     List<String> command() {
         List<String> cmd = new ArrayList<>();
         cmd.add(java());
@@ -109,6 +116,9 @@ final class CliProcess {
         pb.environment().putAll(env);
         if (stdinFile != null) {
             pb.redirectInput(stdinFile.toFile());
+        }
+        if (dir != null) {
+            pb.directory(dir.toFile());
         }
         if (stdoutFile != null) {
             pb.redirectOutput(stdoutFile.toFile());

@@ -54,6 +54,7 @@ public final class FileChecks {
         m.put(FS_PATH_012, FileChecks::path012);
         m.put(FS_PATH_013, FileChecks::path013);
         m.put(FS_PATH_014, FileChecks::path014);
+        m.put(FS_PATH_015, FileChecks::path015);
         m.put(FS_ERR_001, FileChecks::err001);
         m.put(FS_ERR_002, FileChecks::err002);
         m.put(FS_ERR_003, FileChecks::err003);
@@ -75,6 +76,7 @@ public final class FileChecks {
         m.put(FS_GET_014, ctx -> Expect.error(ctx.rest().get(enc(ctx.path("missing.txt"))), 404, "NOT_FOUND"));
         m.put(FS_GET_015, FileChecks::get015);
         m.put(FS_GET_016, FileChecks::get016);
+        m.put(FS_GET_017, FileChecks::get017);
         m.put(FS_PUT_001, FileChecks::put001);
         m.put(FS_PUT_002, FileChecks::put002);
         m.put(FS_PUT_003, FileChecks::put003);
@@ -240,7 +242,10 @@ public final class FileChecks {
     static void path006(CheckContext ctx) throws Exception {
         Fixtures.requireConfinedRoot(ctx);
         for (String t : new String[] {
-            "/v1/files/../../etc/passwd", "/v1/files/" + ctx.suite().scratch() + "/../../x"
+            "/v1/files/../../etc/passwd",
+            "/v1/files/" + ctx.suite().scratch() + "/../../x",
+            // the literal segments climb above the URI's own root, not only above /v1/files/
+            "/v1/files/a/b/../../../../../etc/passwd"
         }) {
             forbidden(ctx.rest().get(t), "literal .. leaves the root");
             forbidden(ctx.rest().head(t), "literal .. leaves the root");
@@ -363,6 +368,34 @@ public final class FileChecks {
         ctx.putFixture(ctx.path("keep.txt"), utf8("x"));
         Expect.error(ctx.rest().get(enc(ctx.path(longName))), 400, "INVALID_ARGUMENT");
         Expect.error(ctx.rest().put(enc(ctx.path(longName)), utf8("x")), 400, "INVALID_ARGUMENT");
+    }
+
+    /** The bytes of every name in {@code dir} as a process sees them, as hex without spaces, in byte order. */
+    static String namesOnDisk(CheckContext ctx, String dir) {
+        return ctx.sh("cd " + q(dir) + " && LC_ALL=C; export LC_ALL; for f in *; do printf %s \"$f\" | od -An -tx1;"
+                        + " echo /; done")
+                .replaceAll("\\s", "");
+    }
+
+    static void path015(CheckContext ctx) throws Exception {
+        String dir = ctx.path("bytes");
+        ctx.sh("mkdir -p " + q(dir) + " && printf made > " + q(dir) + "/\"$(printf '\\377\\376')\"");
+        String ffFe = enc(dir) + "%2F%FF%FE";
+        expectContent(ctx, ffFe, utf8("made"), "the file named by the bytes FF FE (made by a process)");
+        Expect.equal(
+                "names in GET " + enc(dir) + " (each byte that is not UTF-8 as U+FFFD)",
+                List.of("\uFFFD\uFFFD"),
+                names(listing(ctx, enc(dir))));
+        expect2xx(ctx.rest().put(ffFe, utf8("overwritten")));
+        expectContent(ctx, ffFe, utf8("overwritten"), "GET after a PUT by the same bytes");
+        // C3 28: a two-byte sequence broken by its second byte, made through the API this time
+        expect2xx(ctx.rest().put(enc(dir) + "%2F%C3%28", utf8("api")));
+        Expect.equal("bytes of the names in " + dir + " (od -tx1)", "c328/fffe/", namesOnDisk(ctx, dir));
+        Expect.status(ctx.rest().delete(ffFe), 204);
+        Expect.status(ctx.rest().get(ffFe), 404);
+        Expect.equal("bytes of the names left in " + dir + " (od -tx1)", "c328/", namesOnDisk(ctx, dir));
+        Expect.status(ctx.rest().delete(enc(dir) + "?recursive=true"), 204);
+        Expect.status(ctx.rest().get(enc(dir)), 404);
     }
 
     // ---- §2.2 errors ----
@@ -558,6 +591,29 @@ public final class FileChecks {
                 Arrays.compareUnsigned(x.getBytes(StandardCharsets.UTF_8), y.getBytes(StandardCharsets.UTF_8)));
         JsonNode l = listing(ctx, enc(ctx.path("s")));
         Expect.equal("names in GET " + enc(ctx.path("s")) + " (byte-wise order, no . or ..)", want, names(l));
+    }
+
+    static void get017(CheckContext ctx) throws Exception {
+        String dir = ctx.path("lossy");
+        ctx.sh("mkdir -p " + q(dir) + " && cd " + q(dir) + " && printf a > \"x$(printf '\\377')y\""
+                + " && printf b > \"$(printf '\\357\\277\\275')\" && printf c > plain.txt");
+        JsonNode l = listing(ctx, enc(dir));
+        JsonNode lossy = entry(l, "x\uFFFDy");
+        JsonNode real = entry(l, "\uFFFD");
+        JsonNode plain = entry(l, "plain.txt");
+        Expect.that(
+                lossy != null && real != null && plain != null,
+                "GET " + enc(dir) + ": expected entries for the bytes 78 FF 79, EF BF BD (U+FFFD) and plain.txt, got "
+                        + l);
+        Expect.equal(
+                "name_encoded of the entry for the bytes 78 FF 79 in GET " + enc(dir),
+                "x%FFy",
+                Expect.str(lossy.path("name_encoded")));
+        Expect.that(
+                !real.has("name_encoded") && !plain.has("name_encoded"),
+                "GET " + enc(dir)
+                        + ": entries whose names are UTF-8 (a real U+FFFD too) must not have name_encoded, got " + l);
+        expectContent(ctx, enc(dir) + "%2F" + Expect.str(lossy.path("name_encoded")), utf8("a"), "GET by name_encoded");
     }
 
     static void get009(CheckContext ctx) throws Exception {

@@ -16,6 +16,8 @@ public final class Registry {
         FileChecks.register(m);
         RuntimeChecks.register(m);
         WatchChecks.register(m);
+        CodeChecks.register(m);
+        FileOpsChecks.register(m);
         return m;
     }
 }

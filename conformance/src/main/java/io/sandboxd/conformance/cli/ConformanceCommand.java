@@ -61,9 +61,9 @@ public final class ConformanceCommand implements Callable<Integer> {
             names = "--level",
             defaultValue = "core",
             paramLabel = "core|recommended|extended|all",
-            description =
-                    "core: [wire] checks only (compatibility); recommended: [ours] checks only; extended: [extended] "
-                            + "checks (runtime-contract §4) only; all: every level. Default ${DEFAULT-VALUE}.")
+            description = "core: [wire] checks only (compatibility); recommended: [ours] checks only; extended: "
+                    + "[extended] checks of services beyond upstream's (runtime-contract §4); all: every check. "
+                    + "Default ${DEFAULT-VALUE}.")
     String level;
 
     @Option(

@@ -168,6 +168,10 @@ public enum CheckId {
     FS_PATH_012(RECOMMENDED, "2.1", "A NUL byte in the path gets 400."),
     FS_PATH_013(RECOMMENDED, "2.1", "A path through a regular file (file.txt/x) gets 404."),
     FS_PATH_014(RECOMMENDED, "2.1", "A name too long for the filesystem gets 400."),
+    FS_PATH_015(
+            CORE,
+            "2.1",
+            "A name that is not UTF-8 (made by a process) is addressed by its percent-encoded bytes (%FF%FE) for GET, PUT and DELETE, listed with U+FFFD for each invalid byte, and removed by a recursive DELETE of its directory."),
 
     // §2.2 errors
     FS_ERR_001(
@@ -208,6 +212,10 @@ public enum CheckId {
     FS_GET_014(CORE, "2.3", "GET of a missing path returns 404 NOT_FOUND."),
     FS_GET_015(CORE, "2.3", "HEAD returns the same status and headers as GET and no body (file, directory, missing)."),
     FS_GET_016(RECOMMENDED, "2.3", "GET of a FIFO returns 400 without hanging."),
+    FS_GET_017(
+            RECOMMENDED,
+            "2.3",
+            "A listed name that is not UTF-8 also has name_encoded, which addresses the file; entries with UTF-8 names (a real U+FFFD too) have no name_encoded."),
 
     // §2.4 PUT
     FS_PUT_001(CORE, "2.4", "PUT stores the raw body exactly, whatever the Content-Type (or none)."),
@@ -261,6 +269,41 @@ public enum CheckId {
             "A name with a credential word as a whole '_'-separated word is withheld; one that only contains it (SANDBOX_MONKEY) is kept."),
     RT_METRICS_001(RECOMMENDED, "2.6", "GET /metrics returns Prometheus text exposition."),
 
+    // §4.3 file operations (extended: /sandboxd/v1alpha1/fs/)
+    FS_STAT_001(
+            EXTENDED,
+            "4.3",
+            "fs/stat of a file gives type, size, a four-digit mode, modified_at and the ETag GET /v1/files sends."),
+    FS_STAT_002(
+            EXTENDED,
+            "4.3",
+            "fs/stat of a symlink describes the link: type symlink, its target as stored, and link_resolves inside/outside."),
+    FS_MKDIR_001(
+            EXTENDED,
+            "4.3",
+            "fs/mkdir with parents=true creates missing parents (201) and accepts an existing directory (204); without it an existing name is 409."),
+    FS_MOVE_001(
+            EXTENDED,
+            "4.3",
+            "fs/move refuses an existing destination with 409 unless overwrite=true; a directory into itself is 400."),
+    FS_CHMOD_001(EXTENDED, "4.3", "fs/chmod sets the mode exactly; setuid/setgid bits are 400."),
+    FS_LIST_001(
+            EXTENDED,
+            "4.3",
+            "fs/list pages put together equal one page: depth-first, names byte-wise, each next_cursor resuming right after the last entry."),
+    FS_ARCHIVE_001(
+            EXTENDED,
+            "4.3",
+            "A directory downloaded with fs/archive and uploaded again under another name has the same files, contents and modes."),
+    FS_ARCHIVE_002(
+            EXTENDED,
+            "4.3",
+            "An fs/archive upload with a '..' entry is 400 and leaves nothing: neither the target nor anything outside it."),
+    FS_CONFINED_001(
+            EXTENDED,
+            "4.3",
+            "Paths of the file operations are confined: a '..' above the root or a symlink out of it is 403 on stat, list, mkdir, move and archive."),
+
     // §3 access token
     AUTH_001(
             RECOMMENDED,
@@ -306,6 +349,33 @@ public enum CheckId {
             EXTENDED,
             "4.2",
             "Deleting the watched directory reports its deletion, then an error event (NOT_FOUND), and the stream ends."),
+    // §4.4 code contexts (extended): a python kernelspec; skipped when the runtime has none
+    CODE_EXEC_001(
+            EXTENDED,
+            "4.4",
+            "CreateContext(python) answers with an id; state is kept across executions (x = 41, then print(x + 1) prints 42) and each ends with status OK last."),
+    CODE_EXEC_002(
+            EXTENDED,
+            "4.4",
+            "An exception gives an error event (name, value, traceback) and status ERROR; the context keeps its state."),
+    CODE_EXEC_003(
+            EXTENDED,
+            "4.4",
+            "A display of image/png arrives as the raw (base64-decoded) bytes, next to its text/plain."),
+    CODE_EXEC_004(
+            EXTENDED, "4.4", "Executions submitted together on one context run one at a time in submission order."),
+    CODE_INT_001(
+            EXTENDED,
+            "4.4",
+            "Interrupt stops a busy loop within 2 s (status ERROR, KeyboardInterrupt) and the state survives."),
+    CODE_ERR_001(
+            EXTENDED,
+            "4.4",
+            "CreateContext for an unknown language fails with NOT_FOUND naming the installed kernels."),
+    CODE_LIFE_001(
+            EXTENDED,
+            "4.4",
+            "Restart keeps the id and clears the state; List shows the context with its kernel pid; after Delete it is NOT_FOUND."),
 
     // Destructive, opt-in; runs last because it empties the root.
     FS_DEL_008(

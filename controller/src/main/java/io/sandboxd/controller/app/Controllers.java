@@ -78,12 +78,25 @@ public final class Controllers {
             MeterRegistry registry,
             LeaderElectionConfiguration leaderElection,
             ReconcileWorkers workers) {
+        return build(client, opts, registry, leaderElection, workers, DEFAULT_CACHE_SYNC_TIMEOUT);
+    }
+
+    /** How long Operator.start() waits for the informers' first list before returning without it. */
+    public static final Duration DEFAULT_CACHE_SYNC_TIMEOUT = Duration.ofMinutes(2);
+
+    public static Operator build(
+            KubernetesClient client,
+            ControllerOptions opts,
+            MeterRegistry registry,
+            LeaderElectionConfiguration leaderElection,
+            ReconcileWorkers workers,
+            Duration cacheSyncTimeout) {
         Operator op = new Operator(o -> {
             o.withKubernetesClient(client)
                     .withExecutorService(workers)
                     .withCloseClientOnStop(false)
                     .withStopOnInformerErrorDuringStartup(false)
-                    .withCacheSyncTimeout(Duration.ofMinutes(2))
+                    .withCacheSyncTimeout(cacheSyncTimeout)
                     .withUseSSAToPatchPrimaryResource(false)
                     .withMetrics(new MicrometerMetrics(registry));
             if (leaderElection != null) o.withLeaderElectionConfiguration(leaderElection);

@@ -12,8 +12,12 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -24,6 +28,7 @@ import picocli.CommandLine.Option;
 @Command(
         name = "sandboxd-controller",
         mixinStandardHelpOptions = true,
+        versionProvider = VersionInfo.class,
         description = "Controller for agents.x-k8s.io Sandbox and the extensions.agents.x-k8s.io resources.")
 public final class Main implements java.util.concurrent.Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
@@ -93,6 +98,31 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
             description = "Concurrent SandboxTemplate reconciles (default ${DEFAULT-VALUE}).")
     int templateWorkers;
 
+    @Option(
+            names = "--cache-sync-timeout-seconds",
+            defaultValue = "120",
+            description = "How long start-up waits for the informers' first list; after it the controller runs"
+                    + " on, not ready, while they retry (default ${DEFAULT-VALUE}).")
+    int cacheSyncTimeoutSeconds;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** The --*-workers flags; each names itself when it is below 1. */
+    ControllerOptions.Workers workers() {
+        Map<String, Integer> flags = new LinkedHashMap<>();
+        flags.put("--sandbox-workers", sandboxWorkers);
+        flags.put("--claim-workers", claimWorkers);
+        flags.put("--warm-pool-workers", warmPoolWorkers);
+        flags.put("--template-workers", templateWorkers);
+        flags.forEach((flag, n) -> {
+            if (n < 1)
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), flag + " must be at least 1 (reconcile threads), not " + n);
+        });
+        return new ControllerOptions.Workers(sandboxWorkers, claimWorkers, warmPoolWorkers, templateWorkers);
+    }
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new Main()).execute(args));
     }
@@ -129,30 +159,39 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        ControllerOptions.Workers workers = workers();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
-        KubernetesClient client = new KubernetesClientBuilder()
-                .withConfig(Controllers.tuned(Config.autoConfigure(null)))
-                .build();
-        AtomicBoolean stopping = new AtomicBoolean();
-        LeaderElectionConfiguration le = leaderElect ? leaderElection(stopping) : null;
-        Operator op = Controllers.build(
-                client,
-                new ControllerOptions(
-                        clusterDomain,
-                        extensions,
-                        new ControllerOptions.Workers(sandboxWorkers, claimWorkers, warmPoolWorkers, templateWorkers),
-                        Clock.systemUTC()),
-                registry,
-                le);
+        // The probes answer from the first moment: /healthz 200 (the process is alive), /readyz 503
+        // until the operator runs with every informer healthy. Without a reachable API server the
+        // controller keeps running not-ready while fabric8 retries, instead of hanging unprobed or
+        // exiting into a crash loop.
+        AtomicReference<Operator> started = new AtomicReference<>();
         int colon = metricsAddress.lastIndexOf(':');
         HttpEndpoints http = new HttpEndpoints(
                 metricsAddress.substring(0, colon),
                 Integer.parseInt(metricsAddress.substring(colon + 1)),
                 registry,
-                () -> op.getRuntimeInfo().allEventSourcesAreHealthy());
+                () -> {
+                    Operator running = started.get();
+                    return running != null && running.getRuntimeInfo().allEventSourcesAreHealthy();
+                });
+        LOG.atInfo().addKeyValue("port", http.port()).log("probes and metrics listening");
+        KubernetesClient client = new KubernetesClientBuilder()
+                .withConfig(Controllers.tuned(Config.autoConfigure(null)))
+                .build();
+        AtomicBoolean stopping = new AtomicBoolean();
+        LeaderElectionConfiguration le = leaderElect ? leaderElection(stopping) : null;
+        ControllerOptions options = new ControllerOptions(clusterDomain, extensions, workers, Clock.systemUTC());
+        Operator op = Controllers.build(
+                client,
+                options,
+                registry,
+                le,
+                Controllers.workers(options.workers()),
+                Duration.ofSeconds(cacheSyncTimeoutSeconds));
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
@@ -165,7 +204,9 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                             done.countDown();
                         },
                         "shutdown"));
+        // Returns once the informers synced, or after the cache-sync timeout with them still retrying.
         op.start();
+        started.set(op);
         LOG.atInfo()
                 .addKeyValue("master", client.getMasterUrl())
                 .addKeyValue("extensions", extensions)

@@ -1,10 +1,12 @@
 package io.sandboxd.controller.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.generator.annotation.Required;
 
 /** A by-name reference in the same namespace. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class Ref {
+    @Required
     private String name;
 
     public Ref() {}

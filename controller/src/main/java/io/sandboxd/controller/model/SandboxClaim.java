@@ -1,6 +1,12 @@
 package io.sandboxd.controller.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
+import io.fabric8.crd.generator.annotation.SchemaSwap;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimTemplate;
@@ -8,6 +14,7 @@ import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
 import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Version;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +26,27 @@ import java.util.Objects;
 @Version("v1beta1")
 @Kind("SandboxClaim")
 @Plural("sandboxclaims")
+@ShortNames("sandboxclaim")
+@AdditionalPrinterColumn(
+        name = "Ready",
+        type = AdditionalPrinterColumn.Type.STRING,
+        jsonPath = ".status.conditions[?(@.type==\"Ready\")].status")
+@AdditionalPrinterColumn(
+        name = "Sandbox",
+        type = AdditionalPrinterColumn.Type.STRING,
+        jsonPath = ".status.sandbox.name")
+@AdditionalPrinterColumn(
+        name = "Reason",
+        type = AdditionalPrinterColumn.Type.STRING,
+        jsonPath = ".status.conditions[?(@.type==\"Ready\")].reason")
+@AdditionalPrinterColumn(
+        name = "Age",
+        type = AdditionalPrinterColumn.Type.DATE,
+        jsonPath = ".metadata.creationTimestamp")
+@SchemaSwap(
+        originalType = PersistentVolumeClaimTemplate.class,
+        fieldName = "metadata",
+        targetType = Schemas.ClaimTemplateMetadata.class)
 public class SandboxClaim extends CustomResource<SandboxClaim.Spec, SandboxClaim.Status> implements Namespaced {
     public static final String KIND = "SandboxClaim";
 
@@ -29,7 +57,9 @@ public class SandboxClaim extends CustomResource<SandboxClaim.Spec, SandboxClaim
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Spec {
+        @Required
         private Ref warmPoolRef;
+
         private Lifecycle lifecycle;
         private PodMetadata additionalPodMetadata;
         private List<EnvVar> env;
@@ -79,7 +109,12 @@ public class SandboxClaim extends CustomResource<SandboxClaim.Spec, SandboxClaim
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Lifecycle {
         private String shutdownTime;
+
+        @Min(0)
         private Integer ttlSecondsAfterFinished;
+
+        @SchemaFrom(type = Schemas.ClaimShutdownPolicy.class)
+        @Default("Retain")
         private String shutdownPolicy;
 
         public String getShutdownTime() {
@@ -131,7 +166,9 @@ public class SandboxClaim extends CustomResource<SandboxClaim.Spec, SandboxClaim
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class EnvVar {
+        @Required
         private String name;
+
         private String value;
         private String containerName;
 

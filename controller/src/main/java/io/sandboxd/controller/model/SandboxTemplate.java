@@ -1,6 +1,10 @@
 package io.sandboxd.controller.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
+import io.fabric8.crd.generator.annotation.SchemaSwap;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimTemplate;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -10,6 +14,7 @@ import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
 import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Version;
 import java.util.List;
 
@@ -18,6 +23,11 @@ import java.util.List;
 @Version("v1beta1")
 @Kind("SandboxTemplate")
 @Plural("sandboxtemplates")
+@ShortNames("sandboxtemplate")
+@SchemaSwap(
+        originalType = PersistentVolumeClaimTemplate.class,
+        fieldName = "metadata",
+        targetType = Schemas.ClaimTemplateMetadata.class)
 public class SandboxTemplate extends CustomResource<SandboxTemplate.Spec, Void> implements Namespaced {
     public static final String KIND = "SandboxTemplate";
 
@@ -28,12 +38,24 @@ public class SandboxTemplate extends CustomResource<SandboxTemplate.Spec, Void> 
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Spec {
+        @Required
+        @SchemaFrom(type = Schemas.PodTemplate.class)
         private PodTemplateSpec podTemplate;
+
         private List<PersistentVolumeClaimTemplate> volumeClaimTemplates;
         private Boolean service;
         private NetworkPolicyRules networkPolicy;
+
+        @SchemaFrom(type = Schemas.NetworkPolicyManagement.class)
+        @Default("Managed")
         private String networkPolicyManagement;
+
+        @SchemaFrom(type = Schemas.EnvVarsInjectionPolicy.class)
+        @Default("Disallowed")
         private String envVarsInjectionPolicy;
+
+        @SchemaFrom(type = Schemas.VolumeClaimTemplatesPolicy.class)
+        @Default("Disallowed")
         private String volumeClaimTemplatesPolicy;
 
         public PodTemplateSpec getPodTemplate() {

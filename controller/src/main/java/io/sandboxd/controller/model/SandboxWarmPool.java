@@ -1,11 +1,20 @@
 package io.sandboxd.controller.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.LabelSelector;
 import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.SpecReplicas;
+import io.fabric8.kubernetes.model.annotation.StatusReplicas;
 import io.fabric8.kubernetes.model.annotation.Version;
 import java.util.Objects;
 
@@ -14,6 +23,16 @@ import java.util.Objects;
 @Version("v1beta1")
 @Kind("SandboxWarmPool")
 @Plural("sandboxwarmpools")
+@ShortNames("swp")
+@AdditionalPrinterColumn(
+        name = "Ready",
+        type = AdditionalPrinterColumn.Type.INTEGER,
+        jsonPath = ".status.readyReplicas")
+@AdditionalPrinterColumn(name = "Desired", type = AdditionalPrinterColumn.Type.INTEGER, jsonPath = ".spec.replicas")
+@AdditionalPrinterColumn(
+        name = "Age",
+        type = AdditionalPrinterColumn.Type.DATE,
+        jsonPath = ".metadata.creationTimestamp")
 public class SandboxWarmPool extends CustomResource<SandboxWarmPool.Spec, SandboxWarmPool.Status>
         implements Namespaced {
     public static final String KIND = "SandboxWarmPool";
@@ -27,8 +46,14 @@ public class SandboxWarmPool extends CustomResource<SandboxWarmPool.Spec, Sandbo
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Spec {
+        @SpecReplicas
+        @Min(0)
+        @Default("1")
         private Integer replicas;
+
+        @Required
         private Ref sandboxTemplateRef;
+
         private UpdateStrategy updateStrategy;
 
         public Integer getReplicas() {
@@ -66,6 +91,8 @@ public class SandboxWarmPool extends CustomResource<SandboxWarmPool.Spec, Sandbo
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class UpdateStrategy {
+        @SchemaFrom(type = Schemas.UpdateStrategyType.class)
+        @Default("OnReplenish")
         private String type;
 
         public String getType() {
@@ -79,9 +106,14 @@ public class SandboxWarmPool extends CustomResource<SandboxWarmPool.Spec, Sandbo
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public static class Status {
+        @StatusReplicas
         private Integer replicas;
+
         private Integer readyReplicas;
+
+        @LabelSelector
         private String selector;
+
         private Long observedGeneration;
 
         public Integer getReplicas() {

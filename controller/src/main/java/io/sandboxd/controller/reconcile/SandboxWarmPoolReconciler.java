@@ -152,8 +152,7 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
             if (ctl != null && !ctl.getUid().equals(pool.getMetadata().getUid())) continue;
             if (tpl != null && ctl == null) {
                 if (Blueprints.stale(sb, tpl)) {
-                    delete(client, sb, deletes, "stale orphan");
-                    terminating++;
+                    if (delete(client, sb, deletes, "stale orphan")) terminating++;
                 } else {
                     adoptOrphan(client, sb, pool);
                     active.add(sb);
@@ -161,8 +160,7 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
                 continue;
             }
             if (tpl != null && pool.getSpec().recreate() && Blueprints.stale(sb, tpl) && !ledger.reserved(sb)) {
-                delete(client, sb, deletes, "stale under Recreate");
-                terminating++;
+                if (delete(client, sb, deletes, "stale under Recreate")) terminating++;
                 continue;
             }
             if (!"warm".equals(sb.getMetadata().getLabels().get(Keys.LAUNCH_TYPE)) && !ledger.reserved(sb)) {
@@ -200,8 +198,7 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
             int reserved = (int) active.stream().filter(ledger::reserved).count();
             for (Sandbox sb : PoolSandboxes.excess(
                     active.stream().filter(m -> !ledger.reserved(m)).toList(), Math.max(0, desired - reserved))) {
-                delete(client, sb, deletes, "scale down");
-                active.remove(sb);
+                if (delete(client, sb, deletes, "scale down")) active.remove(sb);
             }
         }
 
@@ -236,11 +233,19 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
         Kube.patch(client, sb, p);
     }
 
-    private void delete(KubernetesClient client, Sandbox sb, Map<String, Instant> deletes, String why) {
+    /**
+     * Deletes a member only at the version this pass decided on (a DeleteOptions precondition): a
+     * claim may adopt it between our cache read and the delete (the ledger's reservation covers
+     * only claims that took it before the check), and an adopted Sandbox must never be deleted
+     * by its old pool. A 409 means it changed; its event sets off the next pass, which decides again.
+     * Returns whether the delete was sent and taken (or the member is gone already).
+     */
+    private boolean delete(KubernetesClient client, Sandbox sb, Map<String, Instant> deletes, String why) {
         try {
             client.resources(Sandbox.class)
                     .inNamespace(sb.getMetadata().getNamespace())
                     .withName(sb.getMetadata().getName())
+                    .lockResourceVersion(sb.getMetadata().getResourceVersion())
                     .delete();
             deletes.put(sb.getMetadata().getName(), Instant.now());
             LOG.atInfo()
@@ -250,8 +255,16 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
                                     + sb.getMetadata().getName())
                     .addKeyValue("reason", why)
                     .log("pool deleted member");
+            return true;
         } catch (KubernetesClientException e) {
+            if (Kube.conflict(e)) {
+                LOG.atDebug()
+                        .addKeyValue("sandbox", sb.getMetadata().getName())
+                        .log("member changed before its delete; left to the next pass: {}", Kube.message(e));
+                return false;
+            }
             if (!Kube.notFound(e)) throw e;
+            return true;
         }
     }
 }

@@ -16,7 +16,9 @@ import java.time.Duration;
 
 /**
  * The controller in this JVM against the fast API stand-in (not the single-threaded CRUD mock):
- * for tests at the scale of a burst, with every request recorded at the API boundary.
+ * for tests at the scale of a burst, with every request recorded at the API boundary. fabric8 is
+ * configured as in the controller's jar (watches try a WebSocket first), so the stand-in's
+ * fallback to HTTP watches is exercised as the benchmark sees it.
  */
 final class StandInHarness implements AutoCloseable {
     final ObjectStore store = new ObjectStore();
@@ -33,7 +35,6 @@ final class StandInHarness implements AutoCloseable {
                 .withConfig(Controllers.tuned(new ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
                         .withMasterUrl(api.url())
                         .withNamespace("default")
-                        .withOnlyHttpWatches(true)
                         .withRequestTimeout(60_000)
                         .withConnectionTimeout(60_000)
                         .build()))

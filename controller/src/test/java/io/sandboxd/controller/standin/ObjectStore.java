@@ -374,8 +374,33 @@ public final class ObjectStore {
 
     /** DELETE: with finalizers the object only gets a deletionTimestamp. */
     public JsonNode delete(Kind k, String ns, String name) {
+        return delete(k, ns, name, null);
+    }
+
+    /**
+     * DELETE with DeleteOptions: {@code preconditions.resourceVersion} and {@code .uid} must match
+     * the stored object, else 409 Conflict and nothing changes, as on the API server.
+     */
+    public JsonNode delete(Kind k, String ns, String name, JsonNode options) {
         synchronized (writeLock) {
             JsonNode old = get(k, ns, name);
+            JsonNode pre = options == null ? null : options.path("preconditions");
+            if (pre != null && pre.isObject()) {
+                for (String f : List.of("resourceVersion", "uid")) {
+                    String want = pre.path(f).asString(null);
+                    String have = old.path("metadata").path(f).asString(null);
+                    if (want != null && !want.equals(have)) {
+                        String field = f.equals("uid") ? "UID" : "ResourceVersion";
+                        throw new ApiException(
+                                409,
+                                "Conflict",
+                                "Operation cannot be fulfilled on " + k.plural() + " \"" + name
+                                        + "\": Precondition failed: "
+                                        + field + " in precondition: " + want + ", " + field + " in object meta: "
+                                        + have);
+                    }
+                }
+            }
             if (old.path("metadata").path("finalizers").size() > 0) {
                 ObjectNode o = (ObjectNode) old.deepCopy();
                 if (!o.path("metadata").has("deletionTimestamp")) {

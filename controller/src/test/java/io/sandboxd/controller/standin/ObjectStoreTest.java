@@ -185,6 +185,38 @@ class ObjectStoreTest {
     }
 
     @Test
+    void aDeleteWhosePreconditionsNoLongerHoldIs409AndDeletesNothing() {
+        JsonNode a = store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\"}}"));
+        String rv = a.path("metadata").path("resourceVersion").asString();
+        store.patch(
+                sandboxes,
+                "ns",
+                "a",
+                "application/json-patch+json",
+                patch("[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"k\":\"v\"}}]"),
+                false);
+        assertThatThrownBy(() -> store.delete(
+                        sandboxes, "ns", "a", obj("{\"preconditions\":{\"resourceVersion\":\"" + rv + "\"}}")))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code).isEqualTo(409));
+        assertThatThrownBy(() -> store.delete(sandboxes, "ns", "a", obj("{\"preconditions\":{\"uid\":\"other\"}}")))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code).isEqualTo(409));
+        assertThat(store.get(sandboxes, "ns", "a")
+                        .path("metadata")
+                        .path("labels")
+                        .path("k")
+                        .asString())
+                .isEqualTo("v");
+        String now = store.get(sandboxes, "ns", "a")
+                .path("metadata")
+                .path("resourceVersion")
+                .asString();
+        store.delete(sandboxes, "ns", "a", obj("{\"preconditions\":{\"resourceVersion\":\"" + now + "\"}}"));
+        assertThatThrownBy(() -> store.get(sandboxes, "ns", "a")).isInstanceOf(ApiException.class);
+    }
+
+    @Test
     void labelSelectors() {
         Map<String, String> l = Map.of("a", "1", "b", "2");
         assertThat(LabelSelector.parse("a").matches(l)).isTrue();

@@ -1,10 +1,15 @@
 package io.sandboxd.daemon.cli;
 
 import io.sandboxd.daemon.auth.AccessToken;
+import io.sandboxd.daemon.code.CodeContexts;
+import io.sandboxd.daemon.code.CodeSettings;
+import io.sandboxd.daemon.code.KernelspecCatalog;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.DurableConfig;
 import io.sandboxd.daemon.config.ListenerContext;
+import io.sandboxd.daemon.fs.ArchiveLimits;
 import io.sandboxd.daemon.fs.DirectBuffers;
+import io.sandboxd.daemon.fs.DirectoryArchives;
 import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
@@ -47,9 +52,11 @@ public final class Daemon {
     private final DaemonState state = new DaemonState();
     private final ListenerContext listeners;
     private final ProcessCore processes;
+    private final CodeContexts code;
     private final FileStore files;
     private final FileOperations fileOps;
     private final FileWatcher watcher;
+    private final DirectoryArchives archives;
     /** File content in both directions: downloads read into these, raw uploads gather in them. */
     private final DirectBuffers fileBuffers = DirectBuffers.forFileContent();
 
@@ -70,12 +77,32 @@ public final class Daemon {
      *                state directory (daemons built in tests)
      */
     public Daemon(DaemonConfig config, DurableConfig durable, Metrics metrics, RequestLog requestLog) {
-        this(config, durable, null, metrics, requestLog);
+        this(config, durable, null, null, null, metrics, requestLog);
+    }
+
+    /**
+     * @param code          the code-context limits; null for the defaults
+     * @param archiveLimits what one archive upload may hold; null for the defaults
+     */
+    public Daemon(
+            DaemonConfig config,
+            DurableConfig durable,
+            CodeSettings code,
+            ArchiveLimits archiveLimits,
+            Metrics metrics,
+            RequestLog requestLog) {
+        this(config, durable, code, archiveLimits, null, metrics, requestLog);
     }
 
     /** @param watch the filesystem watch's bounds; null for the defaults */
     public Daemon(
-            DaemonConfig config, DurableConfig durable, WatchSettings watch, Metrics metrics, RequestLog requestLog) {
+            DaemonConfig config,
+            DurableConfig durable,
+            CodeSettings code,
+            ArchiveLimits archiveLimits,
+            WatchSettings watch,
+            Metrics metrics,
+            RequestLog requestLog) {
         this.config = config;
         this.durable = durable != null ? durable : DurableConfig.defaults(temporaryStateDir());
         this.listeners = new ListenerContext(state, AccessToken.from(config.authToken()), requestLog, metrics);
@@ -85,8 +112,16 @@ public final class Daemon {
                 new ProcessRegistry(config.maxProcesses()),
                 new ProcessRuntime(config.streamChunkSize(), config.runAs(), metrics.registry()));
         this.files = new FileStore(root, fileBuffers);
+        this.code = new CodeContexts(
+                processes,
+                KernelspecCatalog.standard(System.getenv()),
+                this.durable.stateDir(),
+                config.runAs(),
+                code != null ? code : CodeSettings.defaults(),
+                metrics.registry());
         this.fileOps = new FileOperations(root);
         this.watcher = new FileWatcher(root, watch != null ? watch : WatchSettings.defaults());
+        this.archives = new DirectoryArchives(root, archiveLimits != null ? archiveLimits : ArchiveLimits.defaults());
         if (!config.runAs().inherits()) {
             giveRootTo(config);
         }
@@ -139,7 +174,7 @@ public final class Daemon {
      */
     public void start() throws IOException {
         RestServer restServer =
-                new RestServer(config, listeners, files, fileBuffers, System.getenv(), fileOps, watcher);
+                new RestServer(config, listeners, files, fileBuffers, System.getenv(), fileOps, archives, watcher);
         FutureTask<Void> restStart = new FutureTask<>(() -> {
             restServer.start();
             return null;
@@ -149,7 +184,7 @@ public final class Daemon {
         rest = restServer;
         Throwable failure = null;
         try {
-            GrpcServer g = new GrpcServer(config, listeners, processes, durable.attachHeartbeat());
+            GrpcServer g = new GrpcServer(config, listeners, processes, durable.attachHeartbeat(), code);
             grpc = g;
             g.start();
         } catch (Throwable e) {
@@ -233,11 +268,15 @@ public final class Daemon {
             long budget = Math.max(0, deadlineNanos - System.nanoTime());
             long reserve = Math.min(TimeUnit.SECONDS.toNanos(1), budget / 5);
             long grace = Math.min(PROCESS_TERM_GRACE_NANOS, (budget - reserve) / 2);
+            // Code contexts first: their executions end ABORTED (not "kernel died") and their
+            // kernels are killed; then every process group, kernels included, as always.
+            code.shutdown(System.nanoTime() + grace);
             processes.terminateAll(grace, deadlineNanos - reserve);
             if (g != null) {
                 g.stop(deadlineNanos - reserve / 2, deadlineNanos);
             }
             watcher.close(); // every watch stream gets its error event and ends, so REST can stop
+            code.close();
             if (r != null) {
                 r.stop(deadlineNanos);
             }

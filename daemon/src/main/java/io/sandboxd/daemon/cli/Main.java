@@ -58,10 +58,12 @@ public final class Main {
     record Parsed(
             DaemonConfig config,
             io.sandboxd.daemon.config.DurableConfig durable,
+            io.sandboxd.daemon.code.CodeSettings code,
+            io.sandboxd.daemon.fs.ArchiveLimits archives,
             io.sandboxd.daemon.fs.watch.WatchSettings watch,
             int exitCode) {
         Parsed(DaemonConfig config, int exitCode) {
-            this(config, null, null, exitCode);
+            this(config, null, null, null, null, exitCode);
         }
     }
 
@@ -80,6 +82,8 @@ public final class Main {
             return new Parsed(
                     config,
                     options.toDurableConfig(cmd, config.rootDir()),
+                    options.toCodeSettings(cmd),
+                    options.toArchiveLimits(cmd),
                     options.watch.toSettings(cmd, config.httpIdleTimeout()),
                     0);
         } catch (CommandLine.ParameterException e) {
@@ -103,6 +107,8 @@ public final class Main {
             daemon = new Daemon(
                     p.config(),
                     p.durable(),
+                    p.code(),
+                    p.archives(),
                     p.watch(),
                     preloader.metrics(),
                     RequestLog.stderr(p.config().logFormat()));

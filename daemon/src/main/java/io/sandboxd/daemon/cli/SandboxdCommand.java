@@ -1,5 +1,6 @@
 package io.sandboxd.daemon.cli;
 
+import io.sandboxd.daemon.code.CodeSettings;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.logging.LogFormat;
 import io.sandboxd.daemon.process.os.ChildCredentials;
@@ -165,6 +166,65 @@ public final class SandboxdCommand {
     WatchOptions watch = new WatchOptions();
 
     @Option(
+            names = "--code-max-contexts",
+            defaultValue = "" + CodeSettings.DEFAULT_MAX_CONTEXTS,
+            description = "Code contexts (kernels) at once; beyond it CreateContext is RESOURCE_EXHAUSTED "
+                    + "(env SANDBOXD_CODE_MAX_CONTEXTS, default ${DEFAULT-VALUE}).")
+    int codeMaxContexts;
+
+    @Option(
+            names = "--code-output-limit",
+            defaultValue = "" + CodeSettings.DEFAULT_OUTPUT_LIMIT,
+            description = "Bytes of outputs one code execution keeps, head and tail, the middle dropped and reported "
+                    + "(env SANDBOXD_CODE_OUTPUT_LIMIT, default ${DEFAULT-VALUE}).")
+    long codeOutputLimit;
+
+    @Option(
+            names = "--code-max-message-size",
+            defaultValue = "" + CodeSettings.DEFAULT_MAX_MESSAGE_SIZE,
+            description = "Largest kernel message part accepted; a larger one is dropped and reported "
+                    + "(env SANDBOXD_CODE_MAX_MESSAGE_SIZE, default ${DEFAULT-VALUE}).")
+    long codeMaxMessageSize;
+
+    @Option(
+            names = "--code-idle-timeout",
+            defaultValue = "30m",
+            converter = GoDurationConverter.class,
+            description = "A code context unused this long is deleted; 0 keeps them "
+                    + "(env SANDBOXD_CODE_IDLE_TIMEOUT, default ${DEFAULT-VALUE}).")
+    Duration codeIdleTimeout;
+
+    @Option(
+            names = "--code-start-timeout",
+            defaultValue = "60s",
+            converter = GoDurationConverter.class,
+            description = "How long a kernel may take to answer after it was started "
+                    + "(env SANDBOXD_CODE_START_TIMEOUT, default ${DEFAULT-VALUE}).")
+    Duration codeStartTimeout;
+
+    @Option(
+            names = "--code-heartbeat-timeout",
+            defaultValue = "5s",
+            converter = GoDurationConverter.class,
+            description = "A kernel that leaves its heartbeat unanswered this long is dead and killed "
+                    + "(env SANDBOXD_CODE_HEARTBEAT_TIMEOUT, default ${DEFAULT-VALUE}).")
+    Duration codeHeartbeatTimeout;
+
+    @Option(
+            names = "--archive-max-bytes",
+            defaultValue = "" + io.sandboxd.daemon.fs.ArchiveLimits.DEFAULT_MAX_BYTES,
+            description = "File content one archive upload may hold, uncompressed; beyond it the upload is refused "
+                    + "and nothing written (env SANDBOXD_ARCHIVE_MAX_BYTES, default ${DEFAULT-VALUE}).")
+    long archiveMaxBytes;
+
+    @Option(
+            names = "--archive-max-entries",
+            defaultValue = "" + io.sandboxd.daemon.fs.ArchiveLimits.DEFAULT_MAX_ENTRIES,
+            description = "Entries one archive upload may hold; beyond it the upload is refused and nothing written "
+                    + "(env SANDBOXD_ARCHIVE_MAX_ENTRIES, default ${DEFAULT-VALUE}).")
+    long archiveMaxEntries;
+
+    @Option(
             names = "--auth-token-file",
             description = "File holding the bearer token required on every call but health "
                     + "(env SANDBOXD_AUTH_TOKEN_FILE; or the token itself in SANDBOXD_AUTH_TOKEN). Off by default.")
@@ -286,6 +346,48 @@ public final class SandboxdCommand {
         }
         return new io.sandboxd.daemon.config.DurableConfig(
                 state, journalRetention, journalTotalCap, endedRetention, maxEnded, timeoutGrace, attachHeartbeat);
+    }
+
+    /** The code-context limits (issue 20). */
+    CodeSettings toCodeSettings(CommandLine cmd) {
+        if (codeMaxContexts < 0) {
+            throw bad(cmd, "--code-max-contexts must not be negative (got " + codeMaxContexts + ")");
+        }
+        if (codeOutputLimit < 1024) {
+            throw bad(cmd, "--code-output-limit must be at least 1024 (got " + codeOutputLimit + ")");
+        }
+        if (codeMaxMessageSize < 1024 || codeMaxMessageSize > Integer.MAX_VALUE) {
+            throw bad(
+                    cmd,
+                    "--code-max-message-size must be in range 1024-" + Integer.MAX_VALUE + " (got " + codeMaxMessageSize
+                            + ")");
+        }
+        if (codeIdleTimeout.isNegative()) {
+            throw bad(cmd, "--code-idle-timeout must not be negative (got " + codeIdleTimeout + ")");
+        }
+        for (Duration d : new Duration[] {codeStartTimeout, codeHeartbeatTimeout}) {
+            if (d.isNegative() || d.isZero()) {
+                throw bad(cmd, "--code-start-timeout and --code-heartbeat-timeout must be positive (got " + d + ")");
+            }
+        }
+        return new CodeSettings(
+                codeMaxContexts,
+                codeOutputLimit,
+                codeMaxMessageSize,
+                codeIdleTimeout,
+                codeStartTimeout,
+                codeHeartbeatTimeout);
+    }
+
+    /** The limits of archive uploads (issue 19, runtime-contract §4.3). */
+    io.sandboxd.daemon.fs.ArchiveLimits toArchiveLimits(CommandLine cmd) {
+        if (archiveMaxBytes < 0) {
+            throw bad(cmd, "--archive-max-bytes must not be negative (got " + archiveMaxBytes + ")");
+        }
+        if (archiveMaxEntries < 1) {
+            throw bad(cmd, "--archive-max-entries must be at least 1 (got " + archiveMaxEntries + ")");
+        }
+        return new io.sandboxd.daemon.fs.ArchiveLimits(archiveMaxBytes, archiveMaxEntries);
     }
 
     private Path prepareRoot(CommandLine cmd) {

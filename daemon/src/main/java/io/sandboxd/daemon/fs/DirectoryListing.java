@@ -41,16 +41,9 @@ public final class DirectoryListing implements AutoCloseable {
             throw SandboxRoot.map(e);
         }
         boolean ok = false;
-        try (DirectoryReader reader = new DirectoryReader();
-                NameSorter sorter = new NameSorter(root.rootFd())) {
-            int readFd = DirectoryReader.openSelf(fd);
-            reader.moveTo(readFd);
-            while (reader.next()) {
-                if (!reader.name().startsWith(UserPath.TEMP_PREFIX_BYTES)) {
-                    sorter.add(reader.name());
-                }
-            }
-            DirectoryListing listing = new DirectoryListing(root, fd, dir.realSegments(), sorter.sorted());
+        try {
+            SortedNames names = sortedNames(root.rootFd(), fd, null, Integer.MAX_VALUE);
+            DirectoryListing listing = new DirectoryListing(root, fd, dir.realSegments(), names);
             ok = true;
             return listing;
         } catch (LastErrorException e) {
@@ -61,6 +54,27 @@ public final class DirectoryListing implements AutoCloseable {
             if (!ok) {
                 Posix.closeQuietly(fd);
             }
+        }
+    }
+
+    /**
+     * The names in a directory, upload temps left out, in byte order.
+     *
+     * @param dirFd any descriptor of the directory (O_PATH will do); it stays open and unread
+     * @param from  names below this one are left out (null: none are)
+     * @param keep  only the {@code keep} smallest names are wanted (see {@link NameSorter})
+     */
+    static SortedNames sortedNames(int rootFd, int dirFd, Name from, int keep) throws LastErrorException, IOException {
+        try (DirectoryReader reader = new DirectoryReader();
+                NameSorter sorter = new NameSorter(rootFd, keep)) {
+            reader.moveTo(DirectoryReader.openSelf(dirFd));
+            while (reader.next()) {
+                Name name = reader.name();
+                if (!name.startsWith(UserPath.TEMP_PREFIX_BYTES) && (from == null || name.compareTo(from) >= 0)) {
+                    sorter.add(name);
+                }
+            }
+            return sorter.sorted();
         }
     }
 

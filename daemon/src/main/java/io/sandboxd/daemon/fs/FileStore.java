@@ -9,9 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
 import java.time.Instant;
-import java.util.HexFormat;
 
 /**
  * The filesystem core of the REST API (runtime-contract §2.3–2.5): read, list, atomic write, delete.
@@ -21,7 +19,6 @@ import java.util.HexFormat;
 public final class FileStore {
     private static final int S_IFREG = 0100000;
     private static final int S_IFDIR = 0040000;
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final SandboxRoot root;
     private final DirectBuffers buffers;
@@ -35,7 +32,7 @@ public final class FileStore {
     public FileStore(SandboxRoot root, DirectBuffers buffers) {
         this.root = root;
         this.buffers = buffers;
-        this.instanceId = HexFormat.of().formatHex(randomBytes(6));
+        this.instanceId = TempNames.INSTANCE_ID;
         for (int i = 0; i < renameLocks.length; i++) {
             renameLocks[i] = new Object();
         }
@@ -124,8 +121,7 @@ public final class FileStore {
                 throw isDirectory();
             }
             checkPreconditions(r, options);
-            String tmp =
-                    UserPath.TEMP_PREFIX + instanceId + "-" + HexFormat.of().formatHex(randomBytes(8)) + ".tmp";
+            String tmp = TempNames.next(".tmp");
             int fd;
             try {
                 fd = Posix.openat(
@@ -217,18 +213,10 @@ public final class FileStore {
             Posix.Stat st = Posix.stat(dirFd);
             key = new DirectorySync.Key(st.dev(), st.ino());
         } catch (LastErrorException e) {
-            fsyncDirectory(dirFd); // cannot identify the directory: sync it alone
+            Durability.syncDirectory(dirFd); // cannot identify the directory: sync it alone
             return;
         }
-        directorySync.syncAfterRename(key, () -> fsyncDirectory(dirFd));
-    }
-
-    private static void fsyncDirectory(int dirFd) {
-        try (FileChannel dir = FileChannel.open(Posix.fdPath(dirFd), StandardOpenOption.READ)) {
-            dir.force(true);
-        } catch (IOException e) {
-            // best effort: some filesystems refuse fsync on directories; the rename already happened
-        }
+        directorySync.syncAfterRename(key, () -> Durability.syncDirectory(dirFd));
     }
 
     // ---------------------------------------------------------------- delete
@@ -335,11 +323,5 @@ public final class FileStore {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static byte[] randomBytes(int n) {
-        byte[] b = new byte[n];
-        RANDOM.nextBytes(b);
-        return b;
     }
 }

@@ -53,6 +53,64 @@ final class Posix {
         static native int fchown(int fd, int uid, int gid) throws LastErrorException;
 
         static native int fchownat(int dirfd, byte[] path, int uid, int gid, int flags) throws LastErrorException;
+
+        /** By path: used only on {@code /proc/self/fd/N} of an O_PATH descriptor (see {@link #chmod(int, int)}). */
+        static native int chmod(byte[] path, int mode) throws LastErrorException;
+
+        static native int symlinkat(byte[] target, int newdirfd, byte[] linkpath) throws LastErrorException;
+
+        static native int linkat(int olddirfd, byte[] oldpath, int newdirfd, byte[] newpath, int flags)
+                throws LastErrorException;
+
+        static native int utimensat(int dirfd, byte[] path, long[] times, int flags) throws LastErrorException;
+
+        static native long write(int fd, byte[] buf, long count) throws LastErrorException;
+
+        static native long read(int fd, byte[] buf, long count) throws LastErrorException;
+
+        static native int syncfs(int fd) throws LastErrorException;
+    }
+
+    /**
+     * {@code renameat2(2)} (glibc 2.28+) on its own: a libc without it must not take the other
+     * calls down with it ({@link #renameat2Available}).
+     */
+    static final class Rename2 {
+        static {
+            Native.register("c");
+        }
+
+        private Rename2() {}
+
+        static native int renameat2(int olddirfd, byte[] oldpath, int newdirfd, byte[] newpath, int flags)
+                throws LastErrorException;
+    }
+
+    static final int RENAME_NOREPLACE = 1;
+    static final int RENAME_EXCHANGE = 2;
+
+    private static final boolean RENAMEAT2 = loads(() -> Rename2.class.getName());
+
+    /** False when this libc has no renameat2: callers then fall back to what they can guarantee without it. */
+    static boolean renameat2Available() {
+        return RENAMEAT2;
+    }
+
+    private static boolean loads(java.util.function.Supplier<String> touch) {
+        try {
+            Class.forName(touch.get(), true, Posix.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /**
+     * chmod of the inode an O_PATH descriptor holds (fchmod refuses O_PATH ones): through its
+     * {@code /proc/self/fd/N} link, which the kernel resolves to that very inode, not to a name.
+     */
+    static void chmod(int pathFd, int mode) throws LastErrorException {
+        C.chmod(cstr("/proc/self/fd/" + pathFd), mode);
     }
 
     /**
@@ -140,6 +198,9 @@ final class Posix {
     static final int ENOTEMPTY = 39;
     static final int ELOOP = 40;
     static final int EDQUOT = 122;
+    static final int EXDEV = 18;
+    static final int EBUSY = 16;
+    static final int ENOSYS = 38;
 
     private Posix() {}
 
@@ -160,6 +221,10 @@ final class Posix {
 
     static int openat(int dirfd, Name name, int flags) throws LastErrorException {
         return C.openat(dirfd, name.cString(), flags | O_CLOEXEC, 0);
+    }
+
+    static int openat(int dirfd, Name name, int flags, int mode) throws LastErrorException {
+        return C.openat(dirfd, name.cString(), flags | O_CLOEXEC, mode);
     }
 
     static void closeQuietly(int fd) {

@@ -6,6 +6,7 @@ import com.sun.jna.LastErrorException;
  * Removes upload temp files a previous daemon left behind (crash, kill -9), anywhere in the tree,
  * walking it iteratively (no recursion, no descriptor per level, any depth) and never through a
  * symlink. Temps whose name carries this daemon's instance id are its own uploads in flight and stay.
+ * A stale temp that is a directory (an archive upload's staging directory) goes with its tree.
  */
 final class StaleTempSweep {
     private StaleTempSweep() {}
@@ -21,7 +22,10 @@ final class StaleTempSweep {
             while (true) {
                 if (reader.next()) {
                     Name name = reader.name();
-                    if (reader.isDirectory()) {
+                    boolean stale = name.startsWith(UserPath.TEMP_PREFIX_BYTES) && !name.startsWith(own);
+                    if (stale && reader.isDirectory()) {
+                        removed += removeTree(reader.fd(), name);
+                    } else if (reader.isDirectory()) {
                         int child;
                         try {
                             child = DirectoryReader.openChild(reader.fd(), name);
@@ -31,7 +35,7 @@ final class StaleTempSweep {
                         path.setResumeOffset(reader.offset());
                         reader.moveTo(child);
                         path.push(child);
-                    } else if (name.startsWith(UserPath.TEMP_PREFIX_BYTES) && !name.startsWith(own)) {
+                    } else if (stale) {
                         try {
                             Posix.unlinkat(reader.fd(), name, 0);
                             removed++;
@@ -49,6 +53,22 @@ final class StaleTempSweep {
             }
         } catch (LastErrorException | PathException e) {
             return removed;
+        }
+    }
+
+    /** @return 1 when the stale staging directory {@code name} is gone with its tree, else 0 */
+    private static int removeTree(int parentFd, Name name) {
+        try {
+            int fd = DirectoryReader.openChild(parentFd, name);
+            try {
+                TreeRemover.removeContents(fd);
+            } finally {
+                Posix.closeQuietly(fd);
+            }
+            Posix.unlinkat(parentFd, name, Posix.AT_REMOVEDIR);
+            return 1;
+        } catch (LastErrorException | PathException e) {
+            return 0;
         }
     }
 }

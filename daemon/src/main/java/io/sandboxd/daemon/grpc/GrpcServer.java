@@ -16,6 +16,7 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.sandboxd.api.process.v1.ProcessServiceGrpc;
+import io.sandboxd.daemon.code.CodeContexts;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.process.ProcessCore;
@@ -26,7 +27,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The gRPC side of the daemon on {@code --grpc-port} (runtime-contract §1): ProcessService, the standard
+ * The gRPC side of the daemon on {@code --grpc-port} (runtime-contract §1): ProcessService, the
+ * extended services (durable processes §4.1, code contexts §4.4), the standard
  * health service and server reflection (v1 and v1alpha), behind the interceptors for logging and
  * metrics, the shutdown gate and auth. Netty with the epoll transport when available. An adapter
  * only: the process core it serves is built, handed over and closed by the daemon.
@@ -34,6 +36,8 @@ import java.util.concurrent.TimeUnit;
 public final class GrpcServer {
     /** grpc-java's default, made explicit: the largest request message, e.g. one WriteStdin. */
     public static final int MAX_INBOUND_MESSAGE_BYTES = 4 * 1024 * 1024;
+    /** grpc-java's default, made explicit: the request metadata (HTTP/2 header list) of one call. */
+    static final int MAX_INBOUND_METADATA_BYTES = 8 * 1024;
     /**
      * HTTP/2's own default initial window (grpc-java's is 1 MiB): what a call waiting for an
      * {@link InboundMessageGate} slot may have received. A 4 MiB WriteStdin on loopback takes
@@ -45,6 +49,7 @@ public final class GrpcServer {
     private final ListenerContext listeners;
     private final ProcessCore processes;
     private final java.time.Duration attachHeartbeat;
+    private final CodeContexts code;
     private DurableServiceImpl durable;
     private final HealthStatusManager health = new HealthStatusManager();
     private EventLoopGroup boss;
@@ -58,13 +63,21 @@ public final class GrpcServer {
     });
 
     public GrpcServer(DaemonConfig config, ListenerContext listeners, ProcessCore processes) {
-        this(config, listeners, processes, java.time.Duration.ofSeconds(15));
+        this(config, listeners, processes, java.time.Duration.ofSeconds(15), null);
     }
 
-    /** @param attachHeartbeat how long an attach stream of the durable service may stay silent */
+    /**
+     * @param attachHeartbeat how long an attach stream of the durable service may stay silent
+     * @param code            the code contexts to serve, or null for none
+     */
     public GrpcServer(
-            DaemonConfig config, ListenerContext listeners, ProcessCore processes, java.time.Duration attachHeartbeat) {
+            DaemonConfig config,
+            ListenerContext listeners,
+            ProcessCore processes,
+            java.time.Duration attachHeartbeat,
+            CodeContexts code) {
         this.attachHeartbeat = attachHeartbeat;
+        this.code = code;
         this.config = config;
         this.listeners = listeners;
         this.processes = processes;
@@ -94,6 +107,7 @@ public final class GrpcServer {
                 .maxConcurrentCallsPerConnection(config.grpcMaxConcurrentCalls())
                 // stated, not defaulted: the stdin budget (StdinBudget) and the docs rely on 4 MiB
                 .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+                .maxInboundMetadataSize(MAX_INBOUND_METADATA_BYTES)
                 .flowControlWindow(STREAM_WINDOW_BYTES)
                 .addTransportFilter(InboundMessageGate.perConnection())
                 .addService(new ProcessServiceImpl(processes, config.executeOutputLimit(), ptySpawns))
@@ -110,6 +124,9 @@ public final class GrpcServer {
         if (processes.durable() != null) {
             durable = new DurableServiceImpl(processes.durable(), ptySpawns, attachHeartbeat);
             b.addService(durable);
+        }
+        if (code != null) {
+            b.addService(new CodeServiceImpl(code));
         }
         server = b.build().start();
         health.setStatus("", ServingStatus.SERVING);

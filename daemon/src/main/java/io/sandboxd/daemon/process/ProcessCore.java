@@ -89,6 +89,28 @@ public final class ProcessCore implements AutoCloseable {
         return new Execution(p, sink.result);
     }
 
+    /**
+     * A process no process.v1 call addresses (a code context's kernel): resolved, confined,
+     * spawned in its own session and counted under {@code --max-processes} like every other, with
+     * stdin from /dev/null and its output pumped into {@code sink}; shutdown ends it with the rest.
+     */
+    public ManagedProcess startUnlisted(ProcessRequest request, String kind, OutputSink sink) throws SandboxException {
+        if (request.terminal() != null) {
+            throw new IllegalArgumentException("an unlisted process has no terminal");
+        }
+        LaunchPlan plan = resolver.resolve(request);
+        registry.reserve();
+        ManagedProcess p;
+        try {
+            p = spawn(0, kind, plan, false);
+        } catch (SandboxException | RuntimeException e) {
+            registry.unreserve();
+            throw e;
+        }
+        p.pump(sink);
+        return p;
+    }
+
     /** @throws SandboxException NOT_FOUND unless a Start process with this id is still streaming */
     public ManagedProcess find(int id) throws SandboxException {
         return registry.find(id);

@@ -3,6 +3,7 @@ package io.sandboxd.daemon.process;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.process.os.ChildCredentials;
+import io.sandboxd.daemon.process.os.ExecveLimits;
 import io.sandboxd.daemon.process.os.PipeSpawner;
 import io.sandboxd.daemon.process.os.PtyTerminal;
 import java.io.IOException;
@@ -25,6 +26,11 @@ final class ProcessLauncher {
     ManagedProcess launch(int id, LaunchPlan plan, boolean withStdin, ProcessEndListener ends) throws SandboxException {
         ChildCredentials as = runtime.credentials();
         if (plan.mode() == SpawnMode.PTY) {
+            if (!ExecveLimits.ofThisProcess()
+                    .fits(plan.argv(), plan.environment().encoded())) {
+                throw new SandboxException(
+                        ErrorKind.INVALID_ARGUMENT, "failed to start command with PTY: " + ExecveLimits.TOO_LONG);
+            }
             PtyTerminal t = as.spawnAs(() -> {
                 try {
                     return PtyTerminal.spawn(

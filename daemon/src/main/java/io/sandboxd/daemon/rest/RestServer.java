@@ -8,6 +8,7 @@ import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.fs.DirectBuffers;
+import io.sandboxd.daemon.fs.DirectoryArchives;
 import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.watch.FileWatcher;
@@ -38,6 +39,7 @@ public final class RestServer {
     private final ListenerContext listeners;
     private final FileStore store;
     private final FileOperations fileOps;
+    private final DirectoryArchives archives;
     private final FileWatcher watcher;
     private final DirectBuffers fileBuffers;
     private final Map<String, String> environment;
@@ -46,7 +48,8 @@ public final class RestServer {
     /**
      * @param fileBuffers the pool the store reads downloads into; raw uploads gather in it too
      * @param environment the variables {@code /v1/metadata} picks from (the daemon's own)
-     * @param fileOps     stat, mkdir, move, chmod (runtime-contract §4.3)
+     * @param fileOps     stat, list, mkdir, move, chmod (runtime-contract §4.3)
+     * @param archives    directory archives (runtime-contract §4.3)
      * @param watcher     the filesystem watch (runtime-contract §4.2)
      */
     public RestServer(
@@ -56,11 +59,13 @@ public final class RestServer {
             DirectBuffers fileBuffers,
             Map<String, String> environment,
             FileOperations fileOps,
+            DirectoryArchives archives,
             FileWatcher watcher) {
         this.config = config;
         this.listeners = listeners;
         this.store = store;
         this.fileOps = fileOps;
+        this.archives = archives;
         this.watcher = watcher;
         this.fileBuffers = fileBuffers;
         this.environment = environment;
@@ -120,6 +125,7 @@ public final class RestServer {
             cfg.routes.head("/metrics", this::metrics);
             // extension routes (runtime-contract §4): one registration per feature
             new FileOpsHandler(fileOps).register(extensions);
+            new ArchiveHandler(archives).register(extensions);
             new WatchHandler(watcher).register(extensions);
 
             cfg.routes.exception(SandboxException.class, (e, ctx) -> ApiErrors.write(ctx, e));

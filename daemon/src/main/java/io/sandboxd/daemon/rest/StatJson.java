@@ -18,7 +18,7 @@ final class StatJson {
     static byte[] of(EntryStat s) {
         StringBuilder sb = new StringBuilder(256);
         sb.append('{');
-        appendPath(sb, "path", s.path());
+        appendPath(sb, "path", s.path(), true);
         sb.append(",\"type\":\"").append(s.type().wireName()).append('"');
         sb.append(",\"size\":").append(s.size());
         sb.append(",\"mode\":\"").append(octal(s.mode())).append('"');
@@ -41,18 +41,26 @@ final class StatJson {
         return sb.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
-    /** {@code "name":"/a/b"} and, when a segment is not UTF-8, {@code "name_encoded":"/a/%FF"}. */
-    static void appendPath(StringBuilder sb, String field, List<Name> segments) {
+    /**
+     * {@code "path":"/a/b"} (or {@code "a/b"} when not {@code absolute}) and, when a segment is
+     * not UTF-8, {@code "path_encoded":"/a/%FF"}: each segment percent-encoded, so it addresses
+     * the entry in any path parameter.
+     */
+    static void appendPath(StringBuilder sb, String field, List<Name> segments, boolean absolute) {
         StringBuilder shown = new StringBuilder();
         StringBuilder encoded = new StringBuilder();
         boolean utf8 = true;
         for (Name n : segments) {
-            shown.append('/').append(n.display());
-            encoded.append('/').append(n.percentEncoded());
+            if (absolute || shown.length() > 0) {
+                shown.append('/');
+                encoded.append('/');
+            }
+            shown.append(n.display());
+            encoded.append(n.percentEncoded());
             utf8 &= n.isUtf8();
         }
         sb.append('"').append(field).append("\":");
-        JsonText.appendString(sb, shown.length() == 0 ? "/" : shown.toString());
+        JsonText.appendString(sb, absolute && shown.length() == 0 ? "/" : shown.toString());
         if (!utf8) {
             sb.append(",\"").append(field).append("_encoded\":");
             JsonText.appendString(sb, encoded.toString());
@@ -60,7 +68,7 @@ final class StatJson {
     }
 
     /** Each byte percent-encoded but {@code /}, which stays a separator. */
-    private static String encodePath(byte[] b) {
+    static String encodePath(byte[] b) {
         StringBuilder sb = new StringBuilder();
         int start = 0;
         for (int i = 0; i <= b.length; i++) {

@@ -39,6 +39,8 @@ class DaemonJarIT {
                 .withLogs(tmp, "daemon")
                 .start()) {
             long startup = d.readyAfter().toNanos();
+            // no token given at all: the only way to run without auth, and the line says so
+            assertThat(TokenSecrecyIT.startupLine(d)).endsWith(" auth=off processes-run-as=daemon-user");
             Thread.sleep(2000);
             System.out.printf(
                     "startup-to-healthy %d ms, idle RSS %d MiB%n",
@@ -83,6 +85,25 @@ class DaemonJarIT {
                     Stream.concat(d.stdout().lines(), d.stderr().lines()).toList();
             assertThat(lines).hasSize(1);
             assertThat(lines.get(0)).startsWith("sandboxd: ").contains("--shutdown-timeout");
+            assertThat(d.healthStatus()).isEqualTo(-1);
+        }
+    }
+
+    /** Issue 16: auth never fails open; a blank token from the environment stops the daemon before it listens. */
+    @Test
+    void blankTokenInTheEnvironmentExits2WithOneLine() throws Exception {
+        try (RunningDaemon d = DaemonSpec.packagedJar()
+                .withRootDir(tmp.resolve("ws"))
+                .withEnv("SANDBOXD_AUTH_TOKEN", " \t ")
+                .withLogs(tmp, "blank-token")
+                .launch()) {
+            assertThat(d.awaitExit(Duration.ofSeconds(60))).hasValue(2);
+            List<String> lines =
+                    Stream.concat(d.stdout().lines(), d.stderr().lines()).toList();
+            assertThat(lines).hasSize(1);
+            assertThat(lines.get(0))
+                    .isEqualTo("sandboxd: SANDBOXD_AUTH_TOKEN is set but blank:"
+                            + " refusing to start without auth (see --help)");
             assertThat(d.healthStatus()).isEqualTo(-1);
         }
     }

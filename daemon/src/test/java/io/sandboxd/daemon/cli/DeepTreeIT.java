@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DeepTreeIT {
     static final int DEPTH = 100_000;
+    /** A remover that never ends fails the test instead of hanging it (2 s each here, 40 s at load 30). */
+    static final Duration LIMIT = Duration.ofMinutes(5);
 
     @TempDir
     Path tmp;
@@ -57,13 +60,29 @@ class DeepTreeIT {
                 HttpClient http = HttpClient.newHttpClient();
                 String base = "http://127.0.0.1:" + d.restPort() + "/v1/files/";
                 HttpResponse<String> list = http.send(
-                        HttpRequest.newBuilder(URI.create(base + "deep/d/d")).build(),
+                        HttpRequest.newBuilder(URI.create(base + "deep/d/d"))
+                                .timeout(LIMIT)
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(list.statusCode()).isEqualTo(200);
+                // the path walk at the deepest a path can reach: 2,046 levels in 4,094 bytes; one
+                // level more is a path over 4,095 bytes, a client error
+                String deepest = "deep" + "/d".repeat(2045);
+                for (String path : List.of(deepest, deepest + "/d")) {
+                    HttpResponse<String> r = http.send(
+                            HttpRequest.newBuilder(URI.create(base + path))
+                                    .timeout(LIMIT)
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    assertThat(r.statusCode())
+                            .as("GET of a %d-byte path: %s", path.length(), r.body())
+                            .isEqualTo(path.equals(deepest) ? 200 : 400);
+                }
 
                 long t0 = System.nanoTime();
                 HttpResponse<String> r = http.send(
                         HttpRequest.newBuilder(URI.create(base + "deep?recursive=true"))
+                                .timeout(LIMIT)
                                 .DELETE()
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());
@@ -74,6 +93,7 @@ class DeepTreeIT {
                 t0 = System.nanoTime();
                 r = http.send(
                         HttpRequest.newBuilder(URI.create(base + "?recursive=true"))
+                                .timeout(LIMIT)
                                 .DELETE()
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());

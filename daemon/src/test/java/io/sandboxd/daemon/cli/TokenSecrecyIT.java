@@ -13,6 +13,7 @@ import io.sandboxd.api.process.v1.ProcessServiceGrpc;
 import io.sandboxd.api.process.v1.StartRequest;
 import io.sandboxd.api.process.v1.StartResponse;
 import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.Poll;
 import io.sandboxd.testkit.RunningDaemon;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -35,11 +36,18 @@ import org.junit.jupiter.api.io.TempDir;
  * A probe run through Execute (and through a PTY Start) tries the daemon's /proc/PID/environ,
  * mem and cmdline, ptrace, the JVM attach mechanism and the token file. Same-uid mode: the
  * daemon itself runs as nobody (65534, via setpriv) and so do its children. --run-as-user mode:
- * the daemon runs as root, its children as 65534, the token file is root's 0600.
+ * the daemon runs as root, its children as a user with two supplementary groups (declared in a
+ * passwd and group file bind-mounted over /etc in a mount namespace of the daemon's own, so the
+ * machine's user database is not touched), the token file is root's 0600.
  */
 class TokenSecrecyIT {
     static final String TOKEN = "s3cret-token-for-the-probe-" + Long.toHexString(System.nanoTime());
     static final int NOBODY = 65534;
+    /** The --run-as-user user of the mount namespace: uid = primary gid = 4242, also in 4300 and 4301. */
+    static final int PROBE_UID = 4242;
+
+    static final String PROBE_ID =
+            "uid=4242(sbxprobe) gid=4242(sbxprobe) groups=4242(sbxprobe),4300(sbxextra),4301(sbxmore)";
 
     @TempDir
     Path tmp;
@@ -112,6 +120,7 @@ class TokenSecrecyIT {
                 String out = execute(d, probe(tokenFile));
                 System.out.println("same-uid probe:\n" + out);
                 assertThat(out).contains("id: uid=" + NOBODY);
+                assertThat(startupLine(d)).contains(" auth=on processes-run-as=daemon-user");
                 assertThat(out)
                         .contains("environ: refused PermissionError")
                         .contains("mem: refused PermissionError")
@@ -139,17 +148,35 @@ class TokenSecrecyIT {
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path tokenFile = Files.writeString(tmp.resolve("token"), TOKEN + "\n");
         Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
+        Path passwd = Files.writeString(
+                tmp.resolve("passwd"),
+                "root:x:0:0:root:/root:/bin/sh\nsbxprobe:x:4242:4242::/nonexistent:/usr/sbin/nologin\n");
+        Path group = Files.writeString(
+                tmp.resolve("group"),
+                "root:x:0:\nsbxprobe:x:4242:\nsbxextra:x:4300:sbxprobe\nsbxmore:x:4301:sbxprobe\n");
         try (RunningDaemon d = DaemonSpec.packagedJar()
+                .withWrapper(
+                        "unshare",
+                        "--mount",
+                        "--propagation",
+                        "private",
+                        "--",
+                        "sh",
+                        "-c",
+                        "mount --bind \"$1\" /etc/passwd && mount --bind \"$2\" /etc/group && shift 2 && exec \"$@\"",
+                        "sh",
+                        passwd.toString(),
+                        group.toString())
                 .withRootDir(root)
-                .withArgs("--auth-token-file", tokenFile.toString(), "--run-as-user", NOBODY + ":" + NOBODY)
+                .withArgs("--auth-token-file", tokenFile.toString(), "--run-as-user", Integer.toString(PROBE_UID))
                 .withLogs(tmp, "daemon")
                 .withReadyTimeout(Duration.ofSeconds(60))
                 .start()) {
+            assertThat(startupLine(d)).contains(" auth=on processes-run-as=4242:4242 groups [4242, 4300, 4301]");
             String out = execute(d, probe(tokenFile));
             System.out.println("run-as-user probe:\n" + out);
-            assertThat(out)
-                    .contains("id: uid=" + NOBODY + "(nobody) gid=" + NOBODY + "(nogroup) groups=" + NOBODY
-                            + "(nogroup)");
+            // the user's primary group and both supplementary groups from the user database
+            assertThat(out).contains("id: " + PROBE_ID);
             assertThat(out)
                     .contains("environ: refused PermissionError")
                     .contains("mem: refused PermissionError")
@@ -157,8 +184,8 @@ class TokenSecrecyIT {
                     .contains("tokenfile: refused PermissionError")
                     .containsPattern("attach: rc [1-9]")
                     .doesNotContain(TOKEN);
-            // a terminal process runs as the user too
-            assertThat(startWithPty(d, List.of("id", "-u"))).contains(Integer.toString(NOBODY));
+            // a terminal process runs as the user too, groups included
+            assertThat(startWithPty(d, List.of("id"))).contains(PROBE_ID);
 
             // what the API writes belongs to the user, who can then change and remove it
             HttpResponse<String> put = HttpClient.newHttpClient()
@@ -170,15 +197,30 @@ class TokenSecrecyIT {
                                     .build(),
                             HttpResponse.BodyHandlers.ofString());
             assertThat(put.statusCode()).isEqualTo(204);
-            assertThat(Files.getAttribute(root.resolve("up/loaded.txt"), "unix:uid"))
-                    .isEqualTo(NOBODY);
-            assertThat(Files.getAttribute(root.resolve("up"), "unix:uid")).isEqualTo(NOBODY);
+            for (Path p : List.of(root, root.resolve("up"), root.resolve("up/loaded.txt"))) {
+                assertThat(Files.getAttribute(p, "unix:uid"))
+                        .as("owner of %s", p)
+                        .isEqualTo(PROBE_UID);
+                assertThat(Files.getAttribute(p, "unix:gid"))
+                        .as("group of %s", p)
+                        .isEqualTo(PROBE_UID);
+            }
             assertThat(execute(
                             d,
                             "import os\nopen('up/loaded.txt', 'a').write('y')\nos.remove('up/loaded.txt')\n"
                                     + "open('mine', 'w').write('z')\nprint('ok')\n"))
                     .contains("ok");
         }
+    }
+
+    /** The daemon's "listening" line (printed just after the ports answer). */
+    static String startupLine(RunningDaemon d) {
+        Poll.await(Duration.ofSeconds(30), () -> d.stderr().contains("sandboxd: listening"), d::stderr);
+        return d.stderr()
+                .lines()
+                .filter(l -> l.startsWith("sandboxd: listening"))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static ManagedChannel channel(RunningDaemon d) {

@@ -57,4 +57,29 @@ class NameSorterTest {
             assertThat(s.count()).as("spill files are unnamed").isZero();
         }
     }
+
+    @Property(tries = 200)
+    void keepsOnlyTheSmallest(
+            @ForAll @Size(max = 400) Set<@Size(min = 1, max = 20) byte[]> names,
+            @ForAll @IntRange(min = 1, max = 40) int keep,
+            @ForAll @IntRange(min = 2, max = 64) int memoryNames,
+            @ForAll @IntRange(min = 1, max = 16) int runNames)
+            throws Exception {
+        TreeSet<Name> all = new TreeSet<>();
+        List<Name> out = new ArrayList<>();
+        try (NameSorter sorter = new NameSorter(dirFd, memoryNames, runNames, keep)) {
+            for (byte[] n : names) {
+                Name name = Name.of(n.clone());
+                if (all.add(name)) {
+                    sorter.add(name);
+                }
+            }
+            try (SortedNames sorted = sorter.sorted()) {
+                for (Name n = sorted.next(); n != null; n = sorted.next()) {
+                    out.add(n);
+                }
+            }
+        }
+        assertThat(out).containsExactlyElementsOf(all.stream().limit(keep).toList());
+    }
 }

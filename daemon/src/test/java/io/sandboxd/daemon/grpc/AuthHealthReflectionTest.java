@@ -69,6 +69,13 @@ class AuthHealthReflectionTest {
                                     .build(),
                             c);
             assertThat(c.await().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+            var contexts = io.sandboxd.api.code.v1alpha1.CodeContextServiceGrpc.newBlockingStub(d.channel);
+            assertThat(code(() -> contexts.list(io.sandboxd.api.code.v1alpha1.ListRequest.getDefaultInstance())))
+                    .isEqualTo(Status.Code.UNAUTHENTICATED);
+            assertThat(code(() -> contexts.withInterceptors(
+                                    MetadataUtils.newAttachHeadersInterceptor(bearer("s3cret-token")))
+                            .list(io.sandboxd.api.code.v1alpha1.ListRequest.getDefaultInstance())))
+                    .isEqualTo(Status.Code.OK);
         }
     }
 
@@ -108,6 +115,7 @@ class AuthHealthReflectionTest {
                     .contains(
                             "process.v1.ProcessService",
                             "sandboxd.durable.v1alpha1.DurableProcessService",
+                            "sandboxd.code.v1alpha1.CodeContextService",
                             "grpc.health.v1.Health",
                             "grpc.reflection.v1.ServerReflection",
                             "grpc.reflection.v1alpha.ServerReflection");

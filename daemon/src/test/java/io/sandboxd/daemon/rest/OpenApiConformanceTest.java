@@ -130,6 +130,7 @@ class OpenApiConformanceTest {
         check(l, "DELETE", "/v1/files/x", Map.of(), null);
 
         checkWatch(h, l);
+        exerciseFileOperations(h, l);
 
         open.listeners.state().beginShutdown();
         check(h, "GET", "/v1/health", Map.of(), null);
@@ -191,6 +192,72 @@ class OpenApiConformanceTest {
         assertThat(types).contains("created", "deleted", "error");
         assertThat(types.get(types.size() - 1)).isEqualTo("error");
         covered.add("GET " + route + " 200");
+    }
+
+    /** runtime-contract §4.3: every route, status and body of the file operations. */
+    private static void exerciseFileOperations(RestFixture h, RestFixture l) throws Exception {
+        Path root = h.root;
+        Files.deleteIfExists(root.resolve("esc"));
+        Files.createSymbolicLink(root.resolve("esc"), tmp);
+        Files.createDirectories(root.resolve("ops/tree/sub"));
+        Files.writeString(root.resolve("ops/tree/sub/f"), "x");
+        Files.createSymbolicLink(root.resolve("ops/tree/link"), Path.of("sub"));
+        String fs = "/sandboxd/v1alpha1/fs/";
+        check(h, "GET", fs + "stat?path=ops/tree/sub/f", Map.of(), null);
+        check(h, "GET", fs + "stat?path=ops/tree/link", Map.of(), null);
+        check(h, "GET", fs + "stat?path=ops%2Ftree&follow=true", Map.of(), null);
+        check(h, "GET", fs + "stat?path=ops/missing", Map.of(), null);
+        check(h, "GET", fs + "stat?path=esc/x&follow=true", Map.of(), null);
+        check(h, "GET", fs + "stat?nope=1", Map.of(), null);
+        check(h, "GET", fs + "list?path=ops&depth=3&limit=2", Map.of(), null);
+        check(h, "GET", fs + "list?path=ops&depth=3", Map.of(), null);
+        check(h, "GET", fs + "list?path=ops/missing", Map.of(), null);
+        check(h, "GET", fs + "list?path=esc", Map.of(), null);
+        check(h, "GET", fs + "list?path=ops&cursor=bad", Map.of(), null);
+        check(h, "POST", fs + "mkdir?path=ops/new&mode=0700", Map.of(), b(""));
+        check(h, "POST", fs + "mkdir?path=ops/new&parents=true", Map.of(), b(""));
+        check(h, "POST", fs + "mkdir?path=ops/new", Map.of(), b(""));
+        check(h, "POST", fs + "mkdir?path=ops/no/such", Map.of(), b(""));
+        check(h, "POST", fs + "mkdir?path=esc/x", Map.of(), b(""));
+        check(h, "POST", fs + "mkdir?path=x&mode=4755", Map.of(), b(""));
+        check(h, "POST", fs + "move?from=ops/new&to=ops/moved", Map.of(), b(""));
+        check(h, "POST", fs + "move?from=ops/moved&to=ops/tree", Map.of(), b(""));
+        check(h, "POST", fs + "move?from=ops/tree&to=ops/tree/sub/in", Map.of(), b(""));
+        check(h, "POST", fs + "move?from=ops/missing&to=ops/x", Map.of(), b(""));
+        check(h, "POST", fs + "move?from=ops/moved&to=esc/x", Map.of(), b(""));
+        check(h, "POST", fs + "chmod?path=ops/moved&mode=0750", Map.of(), b(""));
+        check(h, "POST", fs + "chmod?path=ops/moved&mode=6755", Map.of(), b(""));
+        check(h, "POST", fs + "chmod?path=ops/missing&mode=0750", Map.of(), b(""));
+        check(h, "POST", fs + "chmod?path=esc&mode=0750", Map.of(), b(""));
+        check(h, "GET", fs + "archive?path=ops/tree", Map.of(), null);
+        check(h, "GET", fs + "archive?path=ops/tree&gzip=true", Map.of(), null);
+        check(h, "GET", fs + "archive?path=ops/tree/sub/f", Map.of(), null);
+        check(h, "GET", fs + "archive?path=ops/missing", Map.of(), null);
+        check(h, "GET", fs + "archive?path=esc", Map.of(), null);
+        byte[] tar = new RawTar().dir("d", 0755).file("d/f", "x").bytes();
+        check(h, "PUT", fs + "archive?path=ops/up", Map.of("Content-Type", "application/x-tar"), tar);
+        check(h, "PUT", fs + "archive?path=ops/up", Map.of("Content-Type", "application/x-tar"), tar);
+        check(
+                h,
+                "PUT",
+                fs + "archive?path=ops/bad",
+                Map.of(),
+                new RawTar().file("../x", "x").bytes());
+        check(h, "PUT", fs + "archive?path=ops/no/parent", Map.of(), tar);
+        check(h, "PUT", fs + "archive?path=esc/x", Map.of(), tar);
+        check(h, "DELETE", fs + "archive?path=ops", Map.of(), null);
+        check(h, "GET", fs + "unknown", Map.of(), null);
+        for (String[] r : new String[][] {
+            {"GET", "stat?path="},
+            {"GET", "list?path="},
+            {"POST", "mkdir?path=x"},
+            {"POST", "move?from=a&to=b"},
+            {"POST", "chmod?path=a&mode=0700"},
+            {"GET", "archive?path="},
+            {"PUT", "archive?path=x"}
+        }) {
+            check(l, r[0], fs + r[1], Map.of(), r[0].equals("GET") ? null : b(""));
+        }
     }
 
     private static byte[] b(String s) {

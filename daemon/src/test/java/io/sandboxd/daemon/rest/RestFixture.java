@@ -4,7 +4,9 @@ import io.sandboxd.daemon.auth.AccessToken;
 import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.config.ListenerContext;
 import io.sandboxd.daemon.config.TestConfig;
+import io.sandboxd.daemon.fs.ArchiveLimits;
 import io.sandboxd.daemon.fs.DirectBuffers;
+import io.sandboxd.daemon.fs.DirectoryArchives;
 import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
@@ -40,6 +42,11 @@ final class RestFixture implements AutoCloseable {
     }
 
     RestFixture(Path tmp, UnaryOperator<DaemonConfig> configure, Map<String, String> env) throws IOException {
+        this(tmp, configure, env, ArchiveLimits.defaults());
+    }
+
+    RestFixture(Path tmp, UnaryOperator<DaemonConfig> configure, Map<String, String> env, ArchiveLimits archiveLimits)
+            throws IOException {
         base = tmp.toRealPath();
         root = Files.createDirectories(base.resolve("root"));
         DaemonConfig config = configure.apply(TestConfig.forRoot(root));
@@ -49,7 +56,15 @@ final class RestFixture implements AutoCloseable {
         listeners = new ListenerContext(
                 new DaemonState(), AccessToken.from(config.authToken()), TestConfig.silentLog(), new Metrics());
         watcher = new io.sandboxd.daemon.fs.watch.FileWatcher(sandboxRoot, WATCH_SETTINGS);
-        server = new RestServer(config, listeners, store, fileBuffers, env, new FileOperations(sandboxRoot), watcher);
+        server = new RestServer(
+                config,
+                listeners,
+                store,
+                fileBuffers,
+                env,
+                new FileOperations(sandboxRoot),
+                new DirectoryArchives(sandboxRoot, archiveLimits),
+                watcher);
         server.start();
     }
 

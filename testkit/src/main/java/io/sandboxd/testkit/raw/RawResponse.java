@@ -1,7 +1,6 @@
 package io.sandboxd.testkit.raw;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,17 +27,6 @@ public record RawResponse(
             }
         }
         return null;
-    }
-
-    /** Every value of a header, in order. */
-    public List<String> headerValues(String name) {
-        List<String> out = new ArrayList<>();
-        for (Map.Entry<String, String> h : headers) {
-            if (h.getKey().equalsIgnoreCase(name)) {
-                out.add(h.getValue());
-            }
-        }
-        return out;
     }
 
     /** The media type without parameters, lower case, or "" when absent. */

@@ -91,6 +91,25 @@ public final class NativeIo {
 
     static native long syscall(long number, long arg1, long arg2);
 
+    static native long sysconf(int name);
+
+    /** struct rlimit on LP64: rlim_cur, rlim_max. */
+    static native int getrlimit(int resource, long[] rlimit);
+
+    private static final int SC_PAGESIZE = 30;
+    private static final int RLIMIT_STACK = 3;
+
+    static long pageSize() {
+        long p = sysconf(SC_PAGESIZE);
+        return p > 0 ? p : 4096;
+    }
+
+    /** The soft stack limit in bytes; negative when unlimited (RLIM_INFINITY is all ones). */
+    static long stackLimit() {
+        long[] r = new long[2];
+        return getrlimit(RLIMIT_STACK, r) == 0 ? r[0] : -1;
+    }
+
     public static int errno() {
         return Native.getLastError();
     }

@@ -133,11 +133,7 @@ public final class PipeSpawner {
                 new SandboxException(
                         ErrorKind.INTERNAL,
                         prefix + ": exec format error: \"" + command + "\" is neither a binary nor a script with #!");
-            case E2BIG ->
-                new SandboxException(
-                        ErrorKind.INVALID_ARGUMENT,
-                        prefix + ": argument list and environment too long for the kernel (E2BIG: a single argument or"
-                                + " variable may have at most 131072 bytes, all of them together about a quarter of the stack limit)");
+            case E2BIG -> new SandboxException(ErrorKind.INVALID_ARGUMENT, prefix + ": " + ExecveLimits.TOO_LONG);
             default -> new SandboxException(ErrorKind.INTERNAL, prefix + ": errno " + errno);
         };
     }

@@ -1,0 +1,186 @@
+package io.sandboxd.bench.archive;
+
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.RunningDaemon;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Directory archives (issue 19, runtime-contract §4.3) against local GNU tar on the same tree, in
+ * the same run, interleaved round by round: download ({@code GET fs/archive}, read to the end by
+ * the client) against {@code tar -c} into a pipe read to the end, and upload ({@code PUT
+ * fs/archive}, all or nothing, synced) against {@code tar -x} of the same archive. Ratios are
+ * tar's time over the daemon's (1.0: as fast as tar; the issue's target is at least 0.70);
+ * medians of the rounds, with the load average before and after.
+ *
+ * <pre>sandboxd-bench archive --jar daemon/target/sandboxd.jar [--files 10000] [--size 4096] [--rounds 7]</pre>
+ */
+public final class ArchiveBenchmark {
+    private ArchiveBenchmark() {}
+
+    public static int run(String[] args) {
+        return run(args, System.out);
+    }
+
+    static int run(String[] args, PrintStream out) {
+        String jar = null;
+        int files = 10_000;
+        int size = 4096;
+        int rounds = 7;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--jar" -> jar = args[++i];
+                case "--files" -> files = Integer.parseInt(args[++i]);
+                case "--size" -> size = Integer.parseInt(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                default -> {
+                    System.err.println("usage: sandboxd-bench archive --jar SANDBOXD_JAR [--files N] [--size BYTES]"
+                            + " [--rounds N]");
+                    return 2;
+                }
+            }
+        }
+        if (jar == null) {
+            System.err.println("sandboxd-bench archive: --jar is required");
+            return 2;
+        }
+        try {
+            measure(Path.of(jar), files, size, rounds, out);
+            return 0;
+        } catch (Exception e) {
+            e.printStackTrace(out);
+            return 1;
+        }
+    }
+
+    private static void measure(Path jar, int files, int size, int rounds, PrintStream out) throws Exception {
+        Path work = Files.createTempDirectory("sandboxd-bench-archive-");
+        Path root = Files.createDirectories(work.resolve("root"));
+        Path tree = Files.createDirectories(root.resolve("tree"));
+        makeTree(tree, files, size);
+        Path tarFile = work.resolve("tree.tar");
+        exec(work, "tar", "-C", tree.toString(), "-cf", tarFile.toString(), ".");
+        byte[] archive = Files.readAllBytes(tarFile);
+        String loadBefore = Files.readString(Path.of("/proc/loadavg")).strip();
+        List<Double> tarC = new ArrayList<>();
+        List<Double> get = new ArrayList<>();
+        List<Double> tarX = new ArrayList<>();
+        List<Double> put = new ArrayList<>();
+        try (RunningDaemon d = DaemonSpec.jar(jar)
+                .withRootDir(root)
+                .withLogs(work, "daemon")
+                .withReadyTimeout(Duration.ofSeconds(60))
+                .start()) {
+            HttpClient http =
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            String base = d.restBase() + "/sandboxd/v1alpha1/fs/archive?path=";
+            for (int r = -1; r < rounds; r++) { // round -1 warms both up and is not counted
+                double c = timed(() -> exec(root, "sh", "-c", "tar -C tree -cf - . | cat > /dev/null"));
+                double g = timed(() -> download(http, base + "tree"));
+                Path xdir = Files.createDirectories(root.resolve("x" + r));
+                double x = timed(() -> exec(work, "tar", "-C", xdir.toString(), "-xf", tarFile.toString()));
+                String target = base + "up" + r;
+                double p = timed(() -> upload(http, target, archive));
+                if (r >= 0) {
+                    tarC.add(c);
+                    get.add(g);
+                    tarX.add(x);
+                    put.add(p);
+                }
+            }
+        } finally {
+            new ProcessBuilder("rm", "-rf", work.toString()).start().waitFor();
+        }
+        String loadAfter = Files.readString(Path.of("/proc/loadavg")).strip();
+        out.printf(
+                "archive benchmark: %d files of %d bytes (tar %d bytes), %d rounds interleaved, medians%n",
+                files, size, archive.length, rounds);
+        out.printf("%-34s %10s %10s %8s%n", "operation", "tar ms", "daemon ms", "ratio");
+        row(out, "download (GET fs/archive vs tar c)", tarC, get);
+        row(out, "upload (PUT fs/archive vs tar x)", tarX, put);
+        out.printf(
+                "load average before: %s; after: %s; cpus %d%n",
+                loadBefore, loadAfter, Runtime.getRuntime().availableProcessors());
+    }
+
+    private static void row(PrintStream out, String what, List<Double> tar, List<Double> daemon) {
+        double t = median(tar);
+        double d = median(daemon);
+        out.printf("%-34s %10.1f %10.1f %8.2f%n", what, t, d, t / d);
+    }
+
+    static double median(List<Double> v) {
+        List<Double> s = new ArrayList<>(v);
+        s.sort(Comparator.naturalOrder());
+        int n = s.size();
+        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    }
+
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private static double timed(Step s) throws Exception {
+        long t0 = System.nanoTime();
+        s.run();
+        return (System.nanoTime() - t0) / 1e6;
+    }
+
+    private static void makeTree(Path tree, int files, int size) throws IOException {
+        byte[] content = new byte[size];
+        for (int i = 0; i < files; i++) {
+            Path dir = tree.resolve("d" + (i / 100));
+            if (i % 100 == 0) {
+                Files.createDirectories(dir);
+            }
+            content[0] = (byte) i;
+            Files.write(dir.resolve("f" + i + ".txt"), content);
+        }
+    }
+
+    private static void download(HttpClient http, String url) throws Exception {
+        HttpResponse<InputStream> r =
+                http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofInputStream());
+        try (InputStream in = r.body()) {
+            if (r.statusCode() != 200) {
+                throw new IOException("GET archive: " + r.statusCode() + " " + new String(in.readAllBytes()));
+            }
+            in.transferTo(OutputStream.nullOutputStream());
+        }
+    }
+
+    private static void upload(HttpClient http, String url, byte[] archive) throws Exception {
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .PUT(HttpRequest.BodyPublishers.ofByteArray(archive))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IOException("PUT archive: " + r.statusCode() + " " + r.body());
+        }
+    }
+
+    private static void exec(Path dir, String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException(String.join(" ", cmd) + " failed: " + output);
+        }
+    }
+}

@@ -1,0 +1,242 @@
+package io.sandboxd.bench.code;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import io.sandboxd.api.code.v1alpha1.ContextInfo;
+import io.sandboxd.api.code.v1alpha1.ExecuteEvent;
+import io.sandboxd.api.code.v1alpha1.ExecutionState;
+import io.sandboxd.client.CodeContexts;
+import io.sandboxd.client.SandboxdClient;
+import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.proc.ProcStatus;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code sandboxd-bench code}: code contexts against a daemon it starts from a jar, each figure
+ * next to a baseline from the same run: the same kernel driven directly by jupyter_client
+ * (Debian's python3-jupyter-client), so the difference is what the daemon adds.
+ *
+ * <pre>
+ * java -jar sandboxd-bench.jar code --start-daemon daemon/target/sandboxd.jar [--cold 5] [--round-trips 500]
+ *      [--image-mb 10] [--image-runs 5] [--contexts 4]
+ * </pre>
+ */
+public final class CodeBenchmark {
+    private CodeBenchmark() {}
+
+    public static int run(String[] args) throws Exception {
+        String jar = null;
+        int cold = 5;
+        int trips = 500;
+        int warmup = 100;
+        int imageMb = 10;
+        int imageRuns = 5;
+        int contexts = 4;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--start-daemon" -> jar = args[++i];
+                case "--cold" -> cold = Integer.parseInt(args[++i]);
+                case "--round-trips" -> trips = Integer.parseInt(args[++i]);
+                case "--image-mb" -> imageMb = Integer.parseInt(args[++i]);
+                case "--image-runs" -> imageRuns = Integer.parseInt(args[++i]);
+                case "--contexts" -> contexts = Integer.parseInt(args[++i]);
+                default -> {
+                    System.err.println("usage: sandboxd-bench code --start-daemon JAR [--cold N] [--round-trips N] "
+                            + "[--image-mb MB] [--image-runs N] [--contexts N]");
+                    return 2;
+                }
+            }
+        }
+        if (jar == null) {
+            System.err.println("sandboxd-bench code: --start-daemon JAR is required");
+            return 2;
+        }
+        Path work = Files.createTempDirectory("sandboxd-bench-code-");
+        System.out.println("load before: " + loadAverage());
+        Path root = Files.createDirectories(work.resolve("root"));
+        DaemonSpec spec = DaemonSpec.jar(Path.of(jar))
+                .withJvmOptions("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss256k")
+                .withRootDir(root)
+                .withArgs("--state-dir", work.resolve("state").toString());
+        try (RunningDaemon d = spec.start();
+                SandboxdClient client = SandboxdClient.builder()
+                        .grpcTarget(d.grpcTarget())
+                        .restBase(d.restBase())
+                        .build()) {
+            CodeContexts code = client.code();
+            long rss0 = rss(d.jvmPid());
+
+            // 1. cold: CreateContext to the first result of 1+1
+            double[] coldMs = new double[cold];
+            for (int i = 0; i < cold; i++) {
+                long t0 = System.nanoTime();
+                String id = code.create("python").getId();
+                check(code.run(id, "1+1", null));
+                coldMs[i] = ms(t0);
+                code.delete(id);
+            }
+
+            // 2. round trips of 1+1 on one context
+            String id = code.create("python").getId();
+            for (int i = 0; i < warmup; i++) {
+                check(code.run(id, "1+1", null));
+            }
+            double[] rtt = new double[trips];
+            for (int i = 0; i < trips; i++) {
+                long t0 = System.nanoTime();
+                check(code.run(id, "1+1", null));
+                rtt[i] = ms(t0);
+            }
+
+            // 3. a 10 MB image/png output, generated in the kernel beforehand
+            long bytes = (long) imageMb << 20;
+            check(code.run(
+                    id,
+                    "import base64, os\nfrom IPython.display import display\nimg = base64.b64encode(os.urandom(" + bytes
+                            + ")).decode()",
+                    null));
+            double[] imageMs = new double[imageRuns];
+            for (int i = 0; i < imageRuns; i++) {
+                long t0 = System.nanoTime();
+                CodeContexts.Result r = code.run(id, "display({'image/png': img}, raw=True)", null);
+                imageMs[i] = ms(t0);
+                check(r);
+                long got = r.outputs().stream()
+                        .filter(ExecuteEvent::hasRich)
+                        .flatMap(e -> e.getRich().getDataList().stream())
+                        .mapToLong(m -> m.getBinary().size())
+                        .sum();
+                if (got != bytes) {
+                    throw new IllegalStateException("image/png: expected " + bytes + " bytes, got " + got);
+                }
+            }
+            code.delete(id);
+
+            // 4. daemon RSS per idle context, kernel RSS apart
+            Thread.sleep(1000);
+            long rssBase = rss(d.jvmPid());
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < contexts; i++) {
+                ids.add(code.create("python").getId());
+            }
+            Thread.sleep(2000);
+            long rssN = rss(d.jvmPid());
+            long kernelRss = 0;
+            for (ContextInfo c : code.list()) {
+                kernelRss += c.getKernelRssBytes();
+            }
+            ids.forEach(code::delete);
+
+            // baseline: the kernel alone, driven by jupyter_client
+            JsonObject direct = direct(work, cold, trips, warmup, bytes, imageRuns);
+            double[] dCold = doubles(direct.getAsJsonArray("cold_ms"));
+            double[] dRtt = doubles(direct.getAsJsonArray("rtt_ms"));
+            double[] dImage = doubles(direct.getAsJsonArray("image_ms"));
+
+            System.out.println();
+            System.out.println("| figure | through sandboxd | kernel alone (jupyter_client) | difference |");
+            System.out.println("|---|---|---|---|");
+            row("CreateContext to first result, p50 (ms)", p(coldMs, 50), p(dCold, 50));
+            row("Execute 1+1 round trip p50 (ms)", p(rtt, 50), p(dRtt, 50));
+            row("Execute 1+1 round trip p99 (ms)", p(rtt, 99), p(dRtt, 99));
+            double mb = bytes / 1048576.0;
+            System.out.printf(
+                    "| %d MiB image/png output, median (MiB/s) | %.1f | %.1f | %.2fx |%n",
+                    imageMb, mb / (p(imageMs, 50) / 1000), mb / (p(dImage, 50) / 1000), p(dImage, 50) / p(imageMs, 50));
+            System.out.printf(
+                    "| daemon RSS per idle context (MiB) | %.2f | | (daemon %d MiB at start, %d MiB before, %d MiB with %d contexts) |%n",
+                    (rssN - rssBase) / (double) contexts / 1048576, rss0 >> 20, rssBase >> 20, rssN >> 20, contexts);
+            System.out.printf("| kernel RSS per context (MiB) | %.1f | | |%n", kernelRss / (double) contexts / 1048576);
+            System.out.println();
+            System.out.println("runs: cold " + cold + ", round trips " + trips + " after " + warmup + " warm-up, image "
+                    + imageRuns + "; load after: " + loadAverage());
+        } finally {
+            deleteTree(work);
+        }
+        return 0;
+    }
+
+    private static void row(String what, double ours, double base) {
+        System.out.printf("| %s | %.2f | %.2f | %+.2f |%n", what, ours, base, ours - base);
+    }
+
+    private static void check(CodeContexts.Result r) {
+        if (r.status().getState() != ExecutionState.EXECUTION_STATE_OK) {
+            throw new IllegalStateException("execution failed: " + r.status() + " " + r.outputs());
+        }
+    }
+
+    private static JsonObject direct(Path work, int cold, int trips, int warmup, long bytes, int imageRuns)
+            throws Exception {
+        Path script = work.resolve("direct_kernel.py");
+        try (InputStream in = CodeBenchmark.class.getResourceAsStream("direct_kernel.py")) {
+            Files.copy(in, script);
+        }
+        Process p = new ProcessBuilder(
+                        "/usr/bin/python3",
+                        script.toString(),
+                        Integer.toString(cold),
+                        Integer.toString(trips),
+                        Integer.toString(warmup),
+                        Long.toString(bytes),
+                        Integer.toString(imageRuns))
+                .redirectError(work.resolve("direct.err").toFile())
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(20, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            throw new IllegalStateException(
+                    "the jupyter_client baseline failed: " + Files.readString(work.resolve("direct.err")));
+        }
+        return JsonParser.parseString(out.lines().reduce((a, b) -> b).orElse("{}"))
+                .getAsJsonObject();
+    }
+
+    private static double[] doubles(JsonArray a) {
+        double[] out = new double[a.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = a.get(i).getAsDouble();
+        }
+        return out;
+    }
+
+    static double p(double[] values, int percentile) {
+        double[] s = values.clone();
+        Arrays.sort(s);
+        int i = (int) Math.ceil(percentile / 100.0 * s.length) - 1;
+        return s[Math.max(0, Math.min(s.length - 1, i))];
+    }
+
+    private static double ms(long t0) {
+        return (System.nanoTime() - t0) / 1e6;
+    }
+
+    private static long rss(long pid) throws Exception {
+        return ProcStatus.read(pid).orElseThrow().rssBytes();
+    }
+
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).strip();
+        } catch (Exception e) {
+            return "?";
+        }
+    }
+
+    private static void deleteTree(Path p) {
+        try (var s = Files.walk(p)) {
+            s.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(f -> f.toFile().delete());
+        } catch (Exception e) {
+            // a temporary directory
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.sandboxd.bench.controller;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The controller's CPU by what its threads do, from /proc/PID/task (no instrumentation in the
+ * controller): Linux shows each Java thread's name, cut to 15 bytes, and the controller names
+ * each controller's reconcile workers after it. CPU of threads that ended between two samples
+ * is only in the process total; it lands in {@code other} with the unnamed threads (fabric8's
+ * informer dispatch, JOSDK's event handling).
+ */
+final class ThreadCpu {
+    static final List<String> GROUPS = List.of(
+            "claim_workers",
+            "sandbox_workers",
+            "warm_pool_workers",
+            "template_workers",
+            "http_io",
+            "jit",
+            "gc",
+            "other");
+
+    /** One thread's name and its user+system CPU in clock ticks. */
+    record Sample(String name, long ticks) {}
+
+    private ThreadCpu() {}
+
+    /** The thread group a /proc comm name belongs to. */
+    static String group(String comm) {
+        if (comm.startsWith("sandboxclaim-wo")) return "claim_workers";
+        if (comm.startsWith("sandbox-worker")) return "sandbox_workers";
+        if (comm.startsWith("sandboxwarmpool")) return "warm_pool_workers";
+        if (comm.startsWith("sandboxtemplate")) return "template_workers";
+        // fabric8's HTTP client: vert.x event loops carry every request, response and watch byte.
+        if (comm.startsWith("vert.x-eventloo")) return "http_io";
+        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) return "jit";
+        if (comm.startsWith("GC Thread") || comm.equals("VM Thread") || comm.startsWith("G1 ")) return "gc";
+        return "other";
+    }
+
+    /** utime + stime of one /proc/.../stat line (the name in parentheses may itself hold spaces or ')'). */
+    static long ticks(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    }
+
+    /** Every live thread of the process, by thread id. */
+    static Map<Long, Sample> read(long pid) {
+        Map<Long, Sample> out = new LinkedHashMap<>();
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        try (Stream<Path> s = Files.list(tasks)) {
+            for (Path t : (Iterable<Path>) s::iterator) {
+                try {
+                    out.put(
+                            Long.parseLong(t.getFileName().toString()),
+                            new Sample(
+                                    Files.readString(t.resolve("comm")).strip(),
+                                    ticks(Files.readString(t.resolve("stat")))));
+                } catch (NoSuchFileException gone) {
+                    // the thread ended while we listed: its CPU shows in the process total only
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+    /**
+     * CPU milliseconds per group between two samples; {@code other} is the process's CPU over the
+     * same span minus the named groups, so the groups add up to the process total.
+     */
+    static Map<String, Double> millisByGroup(
+            Map<Long, Sample> before, Map<Long, Sample> after, double processMillis, double ticksPerSecond) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        for (String g : GROUPS) out.put(g, 0.0);
+        double named = 0;
+        for (Map.Entry<Long, Sample> e : after.entrySet()) {
+            Sample was = before.get(e.getKey());
+            long from = was != null && was.name().equals(e.getValue().name()) ? was.ticks() : 0;
+            String g = group(e.getValue().name());
+            if (g.equals("other")) continue;
+            double ms = (e.getValue().ticks() - from) * 1000.0 / ticksPerSecond;
+            out.merge(g, ms, Double::sum);
+            named += ms;
+        }
+        out.put("other", Math.max(0, processMillis - named));
+        return out;
+    }
+}

@@ -1,0 +1,75 @@
+package io.sandboxd.bench.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * `sandboxd-bench controller` end to end against the packaged controller jar, small: 5 claims
+ * per burst, no warm-up. Checks the JSON the issue asks for, not the figures' size.
+ */
+class ControllerBenchmarkIT {
+    @Test
+    void writesTheWarmAndColdFiguresAndLeavesNoControllerBehind(@TempDir Path dir) throws Exception {
+        Path repo = Path.of(System.getProperty("sandboxd.repoRoot", ".."))
+                .toAbsolutePath()
+                .normalize();
+        Path jar = repo.resolve(ControllerBenchmark.DEFAULT_JAR);
+        assertThat(jar)
+                .as("the controller jar is built before the bench module")
+                .exists();
+        Path json = dir.resolve("controller-benchmark.json");
+
+        int rc = ControllerBenchmark.run(new String[] {
+            "--controller-jar", jar.toString(),
+            "--claims", "5",
+            "--warmup-claims", "0",
+            "--rate", "200",
+            // C1 only: a short run does not pay back C2's compile time (most of its CPU on a busy machine).
+            "--controller-jvm-opts", "-XX:+UseSerialGC -Xss512k -Xmx256m -XX:TieredStopAtLevel=1",
+            "--json", json.toString()
+        });
+
+        assertThat(rc).isZero();
+        JsonObject report = JsonParser.parseString(Files.readString(json, StandardCharsets.UTF_8))
+                .getAsJsonObject();
+        for (String type : new String[] {"warm", "cold"}) {
+            JsonObject t = report.getAsJsonObject(type);
+            assertThat(t.get("claims_per_second").getAsDouble()).as(type).isPositive();
+            assertThat(t.get("writes_per_claim").getAsDouble()).as(type).isPositive();
+            assertThat(t.get("uncached_reads_per_claim").getAsDouble()).as(type).isZero();
+            JsonObject lat = t.getAsJsonObject("controller_latency_ms");
+            assertThat(lat.get("p50").getAsDouble()).as(type).isPositive();
+            assertThat(lat.get("p99").getAsDouble())
+                    .as(type)
+                    .isGreaterThanOrEqualTo(lat.get("p50").getAsDouble());
+            assertThat(lat.get("n").getAsInt())
+                    .as("claims with a latency, " + type)
+                    .isEqualTo(5);
+            assertThat(t.get("cpu_ms_per_claim").getAsDouble()).as(type).isPositive();
+            assertThat(t.getAsJsonObject("cpu_ms_per_claim_by_threads").keySet())
+                    .containsExactlyElementsOf(ThreadCpu.GROUPS);
+            assertThat(t.get("heap_used_mib_peak").getAsDouble()).as(type).isPositive();
+            assertThat(t.get("rss_mib_peak").getAsDouble()).as(type).isPositive();
+            assertThat(t.get("double_adoptions").getAsLong()).as(type).isZero();
+            assertThat(t.get("bound").getAsInt()).as("paced + flood, " + type).isEqualTo(10);
+        }
+        assertThat(report.getAsJsonObject("warm").get("warm").getAsInt()).isEqualTo(10);
+        assertThat(report.getAsJsonObject("warm").get("writes_per_claim").getAsDouble())
+                .isEqualTo(2.0);
+        assertThat(report.getAsJsonObject("cold").get("warm").getAsInt()).isZero();
+        assertThat(ProcessHandle.current()
+                        .descendants()
+                        .filter(p -> p.info().commandLine().orElse("").contains("sandboxd-controller.jar"))
+                        .filter(ProcessHandle::isAlive)
+                        .toList())
+                .as("controller processes left running")
+                .isEmpty();
+    }
+}

@@ -1,0 +1,76 @@
+package io.sandboxd.bench.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ThreadCpuTest {
+    @Test
+    void threadNamesAsLinuxShowsThemFallIntoTheirGroups() {
+        assertThat(ThreadCpu.group("sandboxclaim-wo")).isEqualTo("claim_workers");
+        assertThat(ThreadCpu.group("sandbox-worker-")).isEqualTo("sandbox_workers");
+        assertThat(ThreadCpu.group("sandboxwarmpool")).isEqualTo("warm_pool_workers");
+        assertThat(ThreadCpu.group("sandboxtemplate")).isEqualTo("template_workers");
+        assertThat(ThreadCpu.group("vert.x-eventloo")).isEqualTo("http_io");
+        assertThat(ThreadCpu.group("C2 CompilerThre")).isEqualTo("jit");
+        assertThat(ThreadCpu.group("C1 CompilerThre")).isEqualTo("jit");
+        assertThat(ThreadCpu.group("VM Thread")).isEqualTo("gc");
+        assertThat(ThreadCpu.group("GC Thread#0")).isEqualTo("gc");
+        assertThat(ThreadCpu.group("pool-3-thread-1")).isEqualTo("other");
+        assertThat(ThreadCpu.group("sandboxd")).isEqualTo("other");
+    }
+
+    @Test
+    void ticksAreUtimePlusStimeEvenWhenTheNameHoldsSpacesAndParentheses() {
+        String stat = "4242 (C2 Compiler) x) S 1 2 3 4 5 6 7 8 9 10 125 37 0 0 20 0 1 0 100 0 0";
+        assertThat(ThreadCpu.ticks(stat)).isEqualTo(162);
+    }
+
+    @Test
+    void groupsAddUpToTheProcessTotalWithEndedAndUnnamedThreadsInOther() {
+        Map<Long, ThreadCpu.Sample> before = Map.of(
+                1L, new ThreadCpu.Sample("sandboxclaim-wo", 100),
+                2L, new ThreadCpu.Sample("sandbox-worker-", 50),
+                3L, new ThreadCpu.Sample("pool-1-thread-1", 10),
+                4L, new ThreadCpu.Sample("vert.x-eventloo", 7));
+        Map<Long, ThreadCpu.Sample> after = Map.of(
+                1L, new ThreadCpu.Sample("sandboxclaim-wo", 130), // +30 ticks
+                2L, new ThreadCpu.Sample("sandbox-worker-", 50),
+                5L, new ThreadCpu.Sample("sandboxclaim-wo", 20), // new thread: all of it
+                4L, new ThreadCpu.Sample("vert.x-eventloo", 17)); // +10; thread 3 ended
+        Map<String, Double> ms = ThreadCpu.millisByGroup(before, after, 1000.0, 100.0);
+        assertThat(ms.keySet()).containsExactlyElementsOf(ThreadCpu.GROUPS);
+        assertThat(ms.get("claim_workers")).isCloseTo(500.0, within(1e-9));
+        assertThat(ms.get("sandbox_workers")).isZero();
+        assertThat(ms.get("http_io")).isCloseTo(100.0, within(1e-9));
+        assertThat(ms.get("other")).isCloseTo(400.0, within(1e-9));
+        assertThat(ms.values().stream().mapToDouble(Double::doubleValue).sum()).isCloseTo(1000.0, within(1e-9));
+    }
+
+    @Test
+    void readsThisProcesssOwnThreadsByTheirJavaNames() throws Exception {
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        done.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "sandboxclaim-worker-9");
+        t.start();
+        try {
+            Map<Long, ThreadCpu.Sample> mine =
+                    ThreadCpu.read(ProcessHandle.current().pid());
+            assertThat(mine).containsKey(ProcessHandle.current().pid());
+            assertThat(mine.values())
+                    .anySatisfy(s -> assertThat(ThreadCpu.group(s.name())).isEqualTo("claim_workers"));
+        } finally {
+            done.countDown();
+            t.join();
+        }
+    }
+}

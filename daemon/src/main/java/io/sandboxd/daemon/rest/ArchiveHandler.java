@@ -1,0 +1,52 @@
+package io.sandboxd.daemon.rest;
+
+import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import io.sandboxd.daemon.errors.SandboxException;
+import io.sandboxd.daemon.fs.DirectoryArchives;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Set;
+
+/**
+ * {@code GET|PUT /sandboxd/v1alpha1/fs/archive} (runtime-contract §4.3): a directory as a streamed
+ * tar (gzip on request), and a tar or tar.gz body extracted all or nothing. Maps HTTP onto
+ * {@link DirectoryArchives}; no filesystem logic here.
+ */
+final class ArchiveHandler {
+    private final DirectoryArchives archives;
+
+    ArchiveHandler(DirectoryArchives archives) {
+        this.archives = archives;
+    }
+
+    void register(ExtensionRoutes routes) {
+        routes.add(HandlerType.GET, "fs/archive", this::download);
+        routes.add(HandlerType.PUT, "fs/archive", this::upload);
+    }
+
+    void download(Context ctx) throws SandboxException, IOException {
+        QueryParams q = QueryParams.of(ctx, Set.of("path", "gzip"));
+        boolean gzip = q.bool("gzip", false);
+        try (DirectoryArchives.Download d = archives.download(q.path("path"))) {
+            ctx.status(200);
+            ctx.res().setContentType(gzip ? "application/gzip" : "application/x-tar");
+            // streamed as the tree is walked: chunked, no length known ahead
+            OutputStream out = ctx.res().getOutputStream();
+            d.writeTo(out, gzip);
+        }
+    }
+
+    void upload(Context ctx) throws SandboxException, IOException {
+        QueryParams q = QueryParams.of(ctx, Set.of("path", "replace"));
+        byte[] path = q.path("path");
+        boolean replace = q.bool("replace", false);
+        long entries =
+                archives.upload(path, new MinimumRateInputStream(ctx.req().getInputStream()), replace);
+        byte[] body = new Json().raw("{\"entries\":").num(entries).raw("}\n").bytes();
+        ctx.status(200);
+        ctx.res().setContentType("application/json");
+        ctx.res().setContentLength(body.length);
+        ctx.result(body);
+    }
+}

@@ -1,0 +1,133 @@
+package io.sandboxd.daemon.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.sandboxd.api.code.v1alpha1.ContextState;
+import io.sandboxd.api.code.v1alpha1.DeleteRequest;
+import io.sandboxd.api.code.v1alpha1.ExecuteEvent;
+import io.sandboxd.api.code.v1alpha1.ExecutionState;
+import io.sandboxd.daemon.code.CodeSettings;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The limits of code contexts with small values and real kernels: output per execution (head +
+ * tail), message size, number of contexts, heartbeat, idle reaping (last: it waits for the reaper).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class CodeLimitsTest {
+    static final long OUTPUT_LIMIT = 64 * 1024;
+    static final long MAX_MESSAGE = 256 * 1024;
+
+    @TempDir
+    static Path tmp;
+
+    static CodeDaemon d;
+    static String ctx;
+
+    @BeforeAll
+    static void up() throws Exception {
+        d = new CodeDaemon(
+                tmp,
+                new CodeSettings(
+                        2,
+                        OUTPUT_LIMIT,
+                        MAX_MESSAGE,
+                        Duration.ofSeconds(15),
+                        Duration.ofSeconds(90),
+                        Duration.ofSeconds(2)));
+        ctx = d.create();
+    }
+
+    @AfterAll
+    static void down() throws Exception {
+        d.close();
+    }
+
+    @Test
+    @Order(1)
+    void anOutputFloodKeepsHeadAndTailAndSaysWhatWasDropped() {
+        CodeDaemon.Run r = d.run(ctx, "for i in range(300000):\n    print(i)");
+        assertThat(r.status().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_OK);
+        String out = r.stdout();
+        long bytes = r.outputs().stream()
+                .filter(ExecuteEvent::hasStream)
+                .mapToLong(e -> e.getStream().getText().length())
+                .sum();
+        assertThat(bytes).isLessThanOrEqualTo(OUTPUT_LIMIT);
+        assertThat(out).startsWith("0\n1\n2\n").endsWith("299998\n299999\n");
+        ExecuteEvent t = r.outputs().stream()
+                .filter(ExecuteEvent::hasTruncated)
+                .findFirst()
+                .orElseThrow();
+        long total = 0;
+        for (int i = 0; i < 300000; i++) {
+            total += Integer.toString(i).length() + 1;
+        }
+        assertThat(t.getTruncated().getDroppedBytes()).isEqualTo(total - bytes);
+        assertThat(d.run(ctx, "print('still here')").stdout()).isEqualTo("still here\n");
+    }
+
+    @Test
+    @Order(2)
+    void aMessageOverTheSizeLimitIsDroppedAndReported() {
+        CodeDaemon.Run r = d.run(ctx, "from IPython.display import HTML, display\ndisplay(HTML('x' * 400000))");
+        assertThat(r.status().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_OK);
+        assertThat(r.status().getOversizedMessages()).isPositive();
+        assertThat(r.status().getMessage()).contains("--code-max-message-size");
+        assertThat(r.outputs()).noneMatch(ExecuteEvent::hasRich);
+        assertThat(d.run(ctx, "print('still here')").stdout()).isEqualTo("still here\n");
+    }
+
+    @Test
+    @Order(3)
+    void moreContextsThanTheLimitAreRefused() {
+        d.run(ctx, "pass"); // fresh: not reaped meanwhile
+        String second = d.create();
+        try {
+            assertThatThrownBy(d::create).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+                assertThat(e.getStatus().getDescription()).contains("--code-max-contexts");
+            });
+        } finally {
+            d.blocking().delete(DeleteRequest.newBuilder().setContextId(second).build());
+        }
+    }
+
+    @Test
+    @Order(4)
+    void aHungKernelIsDetectedByItsHeartbeat() {
+        String hung = d.create();
+        try {
+            long t0 = System.nanoTime();
+            CodeDaemon.Run r = d.run(hung, "import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)");
+            long millis = (System.nanoTime() - t0) / 1_000_000;
+            assertThat(r.status().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_KERNEL_DIED);
+            assertThat(r.status().getMessage()).contains("heartbeat");
+            assertThat(millis).as("heartbeat timeout 2 s, checked every second").isLessThan(10_000);
+            assertThat(d.info(hung).getState()).isEqualTo(ContextState.CONTEXT_STATE_DEAD);
+        } finally {
+            d.blocking().delete(DeleteRequest.newBuilder().setContextId(hung).build());
+        }
+    }
+
+    @Test
+    @Order(5)
+    void anIdleContextIsReaped() throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (d.info(ctx) != null && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertThat(d.info(ctx)).as("reaped after --code-idle-timeout").isNull();
+    }
+}
