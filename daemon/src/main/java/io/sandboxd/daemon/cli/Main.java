@@ -60,9 +60,10 @@ public final class Main {
             io.sandboxd.daemon.config.DurableConfig durable,
             io.sandboxd.daemon.code.CodeSettings code,
             io.sandboxd.daemon.fs.ArchiveLimits archives,
+            io.sandboxd.daemon.fs.watch.WatchSettings watch,
             int exitCode) {
         Parsed(DaemonConfig config, int exitCode) {
-            this(config, null, null, null, exitCode);
+            this(config, null, null, null, null, exitCode);
         }
     }
 
@@ -91,6 +92,7 @@ public final class Main {
                     options.toDurableConfig(cmd, config.rootDir()),
                     options.toCodeSettings(cmd),
                     options.toArchiveLimits(cmd),
+                    options.watch.toSettings(cmd, config.httpIdleTimeout()),
                     0);
         } catch (CommandLine.ParameterException e) {
             err.println("sandboxd: " + oneLine(e.getMessage()) + " (see --help)");
@@ -115,6 +117,7 @@ public final class Main {
                     p.durable(),
                     p.code(),
                     p.archives(),
+                    p.watch(),
                     preloader.metrics(),
                     RequestLog.stderr(p.config().logFormat()));
         } catch (java.io.UncheckedIOException e) {
