@@ -236,7 +236,7 @@ grpc_port=$(free_port)
 containers+=("$c")
 # As the examples' Pods run it: read-only root, writable /workspace (uid 1000) and /tmp.
 podman create --name "$c" --network "$net" --read-only \
-    --tmpfs /workspace:rw,exec,size=256m,uid="$SANDBOXD_UID",gid="$SANDBOXD_GID",mode=0755 \
+    --tmpfs /workspace:rw,exec,size=256m,mode=0755,U \
     --tmpfs /tmp:rw,exec,nosuid,nodev,size=256m,mode=1777 \
     -p "127.0.0.1:$rest_port:8080" -p "127.0.0.1:$grpc_port:9090" localhost/sandboxd:ci >/dev/null
 t0=$(ms_now)
@@ -375,7 +375,7 @@ podman run -d --name "$c" --network "$net" --read-only --tmpfs /tmp:rw,exec,mode
     -p "127.0.0.1:$pport:8080" -p "127.0.0.1:$aport:8081" \
     localhost/sandboxd-router:ci --no-cache-enabled --allow-loopback-pod-ip >/dev/null
 podman run -d --name "$b" --network "container:$c" --read-only \
-    --tmpfs /workspace:rw,size=64m,uid="$SANDBOXD_UID",gid="$SANDBOXD_GID",mode=0755 --tmpfs /tmp:rw,exec,mode=1777 \
+    --tmpfs /workspace:rw,size=64m,mode=0755,U --tmpfs /tmp:rw,exec,mode=1777 \
     localhost/sandboxd:ci --listen-host 127.0.0.1 --rest-port 18888 --grpc-port 19999 >/dev/null
 routed=no
 for _ in $(seq 600); do
