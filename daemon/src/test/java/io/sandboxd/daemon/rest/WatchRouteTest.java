@@ -139,12 +139,20 @@ class WatchRouteTest {
         assertThat(dir.data().get("entry").asString()).isEqualTo("directory");
         assertThat(dir.data().get("seq").asLong()).isEqualTo(dir.id());
         Event file = s.event();
+        assertThat(file.type()).isEqualTo("created");
         assertThat(file.path()).isEqualTo("/d/f");
         assertThat(file.id()).isGreaterThan(dir.id());
-        Event modified = s.event();
-        assertThat(modified.type()).isEqualTo("modified");
-        assertThat(modified.data().get("size").asLong()).isEqualTo(5);
-        assertThat(modified.data().get("modified_at").asString()).endsWith("Z");
+        // When the write finished before the kernel watched d, the directory's scan reports the file
+        // complete as created and no modified follows (runtime-contract §4.2); else the close after
+        // writing is one modified.
+        Event last = file;
+        if (!file.data().has("size") || file.data().get("size").asLong() != 5) {
+            last = s.event();
+            assertThat(last.type()).isEqualTo("modified");
+            assertThat(last.path()).isEqualTo("/d/f");
+        }
+        assertThat(last.data().get("size").asLong()).isEqualTo(5);
+        assertThat(last.data().get("modified_at").asString()).endsWith("Z");
     }
 
     @Test
