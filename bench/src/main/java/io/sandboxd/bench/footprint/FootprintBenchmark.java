@@ -1,9 +1,11 @@
 package io.sandboxd.bench.footprint;
 
 import com.google.gson.GsonBuilder;
+import io.sandboxd.bench.DaemonStartup;
 import io.sandboxd.client.SandboxdClient;
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
+import io.sandboxd.testkit.proc.ProcessObserver;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +33,7 @@ public final class FootprintBenchmark {
     static final String USAGE = """
             usage: sandboxd-bench footprint (--start-daemon LAUNCHER|JAR | --target-address HOST:PORT --target-pid PID)
                      [--variant NAME=SPEC]... [--jvm-opts "OPTS"] [--starts N] [--calls N] [--warm-calls N]
-                     [--idle-ms MS] [--target-rest URL] [--token T] [--json FILE]
+                     [--idle-ms MS] [--token T] [--json FILE] [--baseline FILE [--max-regression 3]]
               --start-daemon X    our daemon: a launcher script (./sandboxd) or a jar (with --jvm-opts)
               --variant N=SPEC    a configuration to compare (repeatable): SPEC is space-separated JVM options
                                   and KEY=VALUE environment variables, e.g. "serial=-XX:+UseSerialGC MALLOC_ARENA_MAX=2";
@@ -42,10 +44,18 @@ public final class FootprintBenchmark {
               --idle-ms MS        pause after the first Execute before memory is read (default 2000)
               --target-address    another runtime's gRPC address, measured idle and per call (with --target-pid)
               --target-pid PID    that runtime's process (read from /proc; jcmd only if it is a JVM)
+              --baseline FILE     compare the first variant's guarded figures with a JSON written earlier (CI):
+                                  first Execute / trivial Java start and cold / warm CPU may grow --max-regression
+                                  times, idle Private_Dirty 1.25 times; measured once more before failing (exit 1)
             """;
 
     private final Options o;
     private final PrintStream out;
+    /** The daemon JVM's java and options (from its command line), for the trivial-Java baseline. */
+    private String daemonJava;
+
+    private List<String> trivialOpts = List.of();
+    private int started;
 
     private FootprintBenchmark(Options o, PrintStream out) {
         this.o = o;
@@ -67,6 +77,10 @@ public final class FootprintBenchmark {
         }
         try {
             Map<String, Object> report = new FootprintBenchmark(o, out).measure();
+            int rc = 0;
+            if (o.baseline != null) {
+                rc = guard(o, out, report);
+            }
             if (o.json != null) {
                 Files.writeString(
                         o.json,
@@ -77,11 +91,33 @@ public final class FootprintBenchmark {
                                 .toJson(report));
                 out.println("JSON written to " + o.json);
             }
-            return 0;
+            return rc;
         } catch (Exception e) {
             e.printStackTrace(out);
             return 1;
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static int guard(Options o, PrintStream out, Map<String, Object> report) throws Exception {
+        Map<String, Double> base = FootprintGuard.read(o.baseline);
+        Map<String, Double> now = (Map<String, Double>) report.get("guard");
+        List<String> problems = FootprintGuard.compare(now, base, o.maxRegression);
+        if (!problems.isEmpty()) {
+            // A noisy neighbour can slow one run; a real regression reproduces.
+            out.println("Suspected footprint regression; measuring once more: " + problems);
+            Map<String, Object> again = new FootprintBenchmark(o, out).measure();
+            now = FootprintGuard.bestOf(now, (Map<String, Double>) again.get("guard"));
+            report.put("guard", now);
+            problems = FootprintGuard.compare(now, base, o.maxRegression);
+        }
+        if (!problems.isEmpty()) {
+            out.println("FOOTPRINT GUARD FAILED (vs " + o.baseline + "):");
+            problems.forEach(p -> out.println("  - " + p));
+            return 1;
+        }
+        out.println("Footprint guard passed: " + now + " vs baseline " + base);
+        return 0;
     }
 
     /** One cold start's figures. */
@@ -103,21 +139,22 @@ public final class FootprintBenchmark {
         report.put("idle_ms", o.idleMs);
         Map<String, List<Sample>> samples = new LinkedHashMap<>();
         List<Sample> target = new ArrayList<>();
+        List<Double> trivial = new ArrayList<>();
         Path work = Files.createTempDirectory("sandboxd-footprint-");
         try {
             if (o.launch != null) {
-                for (Variant v : o.variants) {
-                    out.printf("[footprint] warm-up start of %s (not counted)%n", v.name());
-                    startOnce(v, work);
-                    samples.put(v.name(), new ArrayList<>());
-                }
+                // One start that is not counted: it may record the launcher's class-data archive,
+                // and it brings the jar and the JDK into the page cache for every variant alike.
+                out.printf("[footprint] warm-up start (not counted)%n");
+                startOnce(o.variants.get(0), work);
+                o.variants.forEach(v -> samples.put(v.name(), new ArrayList<>()));
             }
             for (int round = 0; round < o.rounds(); round++) {
                 if (o.launch != null) {
                     // Rotate the order each round so no variant always follows the same one.
                     for (int k = 0; k < o.variants.size(); k++) {
                         Variant v = o.variants.get((k + round) % o.variants.size());
-                        Sample s = startOnce(v, work);
+                        Sample s = startWithRetry(v, work);
                         samples.get(v.name()).add(s);
                         out.printf(
                                 "[footprint] %s #%d: health %.0f ms, first Execute %.0f ms, idle Private_Dirty %.1f MB, RSS %.1f MB%n",
@@ -132,6 +169,10 @@ public final class FootprintBenchmark {
                 if (o.targetAddress != null) {
                     target.add(measureRunning(o.targetAddress, o.targetPid));
                 }
+                if (daemonJava != null) {
+                    // The same-run baseline of the start-up ratio: the JVM alone, same options.
+                    trivial.add(DaemonStartup.trivialJava(daemonJava, trivialOpts, round == 0 ? 1 : 0, 1)[0]);
+                }
             }
         } finally {
             deleteTree(work);
@@ -140,12 +181,51 @@ public final class FootprintBenchmark {
         Map<String, Object> variants = new LinkedHashMap<>();
         samples.forEach((name, list) -> variants.put(name, summary(list, true)));
         report.put("variants", variants);
+        if (!trivial.isEmpty()) {
+            double trivialMs =
+                    median(trivial.stream().mapToDouble(Double::doubleValue).toArray());
+            report.put("trivial_java_ms", trivialMs);
+            report.put("trivial_java_options", trivialOpts);
+            List<Sample> first = samples.get(o.variants.get(0).name());
+            report.put(
+                    "guard",
+                    FootprintGuard.figures(
+                            median(first.stream()
+                                    .mapToDouble(Sample::firstExecuteMs)
+                                    .toArray()),
+                            trivialMs,
+                            median(first.stream()
+                                    .mapToDouble(x -> x.coldCpuMsPerCall() / Math.max(x.warmCpuMsPerCall(), 1e-9))
+                                    .toArray()),
+                            median(first.stream()
+                                    .mapToDouble(x -> mb(x.idle().privateDirtyBytes()))
+                                    .toArray())));
+        }
         if (!target.isEmpty()) {
             report.put("target", summary(target, false));
         }
         report.put("samples", samples);
         print(report, samples, target);
         return report;
+    }
+
+    /**
+     * A start that fails is tried once more (a loaded machine can time one out, and one lost
+     * start must not throw away every figure measured so far); a second failure ends the run.
+     */
+    private Sample startWithRetry(Variant v, Path work) throws Exception {
+        try {
+            return startOnce(v, work);
+        } catch (Exception e) {
+            out.printf("[footprint] %s: start failed, trying once more: %s%n", v.name(), firstLine(e));
+            return startOnce(v, work);
+        }
+    }
+
+    private static String firstLine(Exception e) {
+        String m = String.valueOf(e.getMessage());
+        int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
     }
 
     private Sample startOnce(Variant v, Path work) throws Exception {
@@ -156,7 +236,7 @@ public final class FootprintBenchmark {
                 .withInheritedSandboxdEnv(true)
                 .withJvmOptions(concat(o.jarOpts(), v.jvmOptions()))
                 .withRootDir(root)
-                .withLogs(work, "daemon")
+                .withLogs(work, "daemon-" + ++started) // each start's own log, for its errors
                 .withReadyTimeout(Duration.ofSeconds(180));
         for (Map.Entry<String, String> e : v.env().entrySet()) {
             spec = spec.withEnv(e.getKey(), e.getValue());
@@ -165,6 +245,11 @@ public final class FootprintBenchmark {
             spec = spec.withAuthToken(o.token);
         }
         RunningDaemon d = spec.start();
+        if (daemonJava == null) {
+            List<String> cmd = new ProcessObserver(d.jvmPid()).cmdline();
+            trivialOpts = DaemonStartup.jvmOptionsForTrivialProgram(cmd);
+            daemonJava = cmd.get(0);
+        }
         try (SandboxdClient c = client(d.grpcTarget())) {
             double healthMs = d.readyAfter().toNanos() / 1e6;
             c.execute("/bin/true");

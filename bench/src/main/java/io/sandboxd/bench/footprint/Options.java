@@ -21,6 +21,8 @@ final class Options {
     long targetPid = -1;
     String token;
     Path json;
+    Path baseline;
+    double maxRegression = 3.0;
 
     static Options parse(String[] args) {
         Options o = new Options();
@@ -48,6 +50,17 @@ final class Options {
                 case "--target-pid" -> o.targetPid = bounded(a, v, 1, Integer.MAX_VALUE);
                 case "--token" -> o.token = v;
                 case "--json" -> o.json = Path.of(v);
+                case "--baseline" -> o.baseline = Path.of(v);
+                case "--max-regression" -> {
+                    try {
+                        o.maxRegression = Double.parseDouble(v);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--max-regression needs a number, got '" + v + "'");
+                    }
+                    if (!(o.maxRegression > 1)) {
+                        throw new IllegalArgumentException("--max-regression must be > 1, got " + v);
+                    }
+                }
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
@@ -56,6 +69,9 @@ final class Options {
         }
         if ((o.targetAddress == null) != (o.targetPid < 0)) {
             throw new IllegalArgumentException("--target-address and --target-pid go together");
+        }
+        if (o.baseline != null && o.launch == null) {
+            throw new IllegalArgumentException("--baseline guards our daemon's figures: give --start-daemon");
         }
         if (o.variants.isEmpty()) {
             o.variants.add(new Variant("default", List.of(), Map.of()));

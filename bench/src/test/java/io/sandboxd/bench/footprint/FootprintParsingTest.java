@@ -89,6 +89,23 @@ class FootprintParsingTest {
     }
 
     @Test
+    void guardComparesRatiosAndMemoryWithTheirOwnLimits() {
+        Map<String, Double> base = FootprintGuard.figures(600, 200, 1.2, 40);
+        assertThat(base.get(FootprintGuard.STARTUP)).isEqualTo(3.0);
+        assertThat(FootprintGuard.compare(FootprintGuard.figures(1700, 200, 3.5, 49), base, 3))
+                .isEmpty();
+        assertThat(FootprintGuard.compare(FootprintGuard.figures(1900, 200, 3.5, 51), base, 3))
+                .hasSize(2)
+                .anySatisfy(p -> assertThat(p).startsWith(FootprintGuard.STARTUP))
+                .anySatisfy(p -> assertThat(p).startsWith(FootprintGuard.MEMORY));
+        assertThat(FootprintGuard.compare(Map.of(), base, 3))
+                .allSatisfy(p -> assertThat(p).endsWith("not measured"));
+        assertThat(FootprintGuard.bestOf(
+                        FootprintGuard.figures(1900, 200, 1, 51), FootprintGuard.figures(600, 200, 2, 60)))
+                .isEqualTo(FootprintGuard.figures(600, 200, 1, 51));
+    }
+
+    @Test
     void neverAttachesToAProcessThatIsNoJvm() throws Exception {
         // jcmd's attach sends SIGQUIT, the default action of which kills a non-JVM (a Go daemon too).
         Process sleep = new ProcessBuilder("sleep", "60").start();
