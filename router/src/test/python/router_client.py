@@ -1,7 +1,13 @@
 #!/usr/bin/python3
 """Independent client through the router: Debian's python3-grpcio against sandboxd via sandboxd-router.
 
-Usage: router_client.py ROUTER_HOST:PORT DAEMON_GRPC_PORT PROTO_ROOT
+Usage: router_client.py calls ROUTER_HOST:PORT DAEMON_GRPC_PORT PROTO_ROOT OUTPUT_LIMIT
+       router_client.py stream ROUTER_HOST:PORT DAEMON_GRPC_PORT PROTO_ROOT BYTES SHA256 SHELL_COMMAND
+
+calls: Execute (statuses; every trailer compared with the same call straight to the daemon, whose
+--execute-output-limit is OUTPUT_LIMIT, so its truncation counts are among them), a deadline, Start,
+WriteStdin to a running process, PTY Start + ResizeTTY, and a cancel that kills the process tree.
+stream: one Start stream of SHELL_COMMAND, whose stdout must be BYTES bytes with this SHA256.
 
 Every call carries the router's routing metadata (x-sandbox-id, x-sandbox-pod-ip, x-sandbox-port)
 and goes over HTTP/2 cleartext with prior knowledge, as grpcio does for an insecure channel. Stubs
@@ -9,6 +15,7 @@ are generated from the repository's proto with grpc_tools (Debian ships 1.14, wh
 `optional`: the keyword is stripped from a temporary copy; it changes presence tracking in generated
 code only, never the wire encoding). Exits non-zero with a message on the first mismatch.
 """
+import hashlib
 import os
 import re
 import sys
@@ -56,17 +63,63 @@ def alive(pid):
         return False
 
 
-def main():
-    target, daemon_port, proto_root = sys.argv[1], sys.argv[2], sys.argv[3]
-    pb, pbg = load_stubs(proto_root)
-    md = (("x-sandbox-id", "sb"), ("x-sandbox-pod-ip", "127.0.0.1"), ("x-sandbox-port", daemon_port))
+def routing(daemon_port):
+    return (("x-sandbox-id", "sb"), ("x-sandbox-pod-ip", "127.0.0.1"), ("x-sandbox-port", daemon_port))
+
+
+def stream(target, daemon_port, pb, pbg, size, sha256, command):
+    md = routing(daemon_port)
     with grpc.insecure_channel(target) as ch:
         stub = pbg.ProcessServiceStub(ch)
+        h = hashlib.sha256()
+        n = 0
+        exit_code = None
+        for e in stub.Start(pb.StartRequest(config=pb.ProcessConfig(command=["sh", "-c", command])),
+                            timeout=600, metadata=md):
+            kind = e.WhichOneof("event")
+            if kind == "stdout":
+                h.update(e.stdout)
+                n += len(e.stdout)
+            elif kind == "exit":
+                exit_code = e.exit.exit_code
+        check(exit_code == 0, "stream exit %r" % exit_code)
+        check(n == size, "stream of %d bytes, expected %d" % (n, size))
+        check(h.hexdigest() == sha256, "stream sha256 %s, expected %s" % (h.hexdigest(), sha256))
+
+
+def calls(target, daemon_port, pb, pbg, output_limit):
+    md = routing(daemon_port)
+    with grpc.insecure_channel(target) as ch, grpc.insecure_channel("127.0.0.1:" + daemon_port) as direct_ch:
+        stub = pbg.ProcessServiceStub(ch)
+        direct = pbg.ProcessServiceStub(direct_ch)
 
         r = stub.Execute(pb.ExecuteRequest(config=pb.ProcessConfig(
             command=["/bin/sh", "-c", "echo hello; echo oops 1>&2; exit 3"])), timeout=60, metadata=md)
         check(r.exit_code == 3, "execute exit_code %d" % r.exit_code)
         check(r.stdout == b"hello\n" and r.stderr == b"oops\n", "execute output %r %r" % (r.stdout, r.stderr))
+
+        # Trailers: the daemon's truncation counts (and whatever else it sends) arrive as sent.
+        big = pb.ExecuteRequest(config=pb.ProcessConfig(command=["sh", "-c",
+            "head -c 5000 /dev/zero | tr '\\000' a; head -c 3000 /dev/zero | tr '\\000' b 1>&2"]))
+        routed, routed_call = stub.Execute.with_call(big, timeout=60, metadata=md)
+        straight, straight_call = direct.Execute.with_call(big, timeout=60)
+        check(routed == straight, "truncated execute differs from direct")
+        routed_trailers = sorted(routed_call.trailing_metadata())
+        check(routed_trailers == sorted(straight_call.trailing_metadata()),
+              "trailers %r, direct %r" % (routed_trailers, sorted(straight_call.trailing_metadata())))
+        check(("sandboxd-stdout-truncated-bytes", str(5000 - output_limit)) in routed_trailers,
+              "stdout truncation trailer in %r" % routed_trailers)
+        check(("sandboxd-stderr-truncated-bytes", str(3000 - output_limit)) in routed_trailers,
+              "stderr truncation trailer in %r" % routed_trailers)
+
+        # The caller's deadline (grpc-timeout) holds through the router.
+        t0 = time.time()
+        try:
+            stub.Execute(pb.ExecuteRequest(config=pb.ProcessConfig(command=["sleep", "30"])), timeout=1, metadata=md)
+            check(False, "sleep 30 finished within a 1 s deadline")
+        except grpc.RpcError as e:
+            check(e.code() == grpc.StatusCode.DEADLINE_EXCEEDED, "deadline gave %s" % e.code())
+        check(time.time() - t0 < 10, "deadline took %.1f s" % (time.time() - t0))
 
         try:
             stub.Execute(pb.ExecuteRequest(config=pb.ProcessConfig()), timeout=60, metadata=md)
@@ -119,7 +172,18 @@ def main():
         while any(alive(p) for p in pids) and time.time() < deadline:
             time.sleep(0.05)
         check(not any(alive(p) for p in pids), "processes %r killed after cancel" % pids)
-    print("python client through the router OK")
+
+
+def main():
+    mode, target, daemon_port, proto_root = sys.argv[1:5]
+    pb, pbg = load_stubs(proto_root)
+    if mode == "calls":
+        calls(target, daemon_port, pb, pbg, int(sys.argv[5]))
+    elif mode == "stream":
+        stream(target, daemon_port, pb, pbg, int(sys.argv[5]), sys.argv[6], sys.argv[7])
+    else:
+        sys.exit("unknown mode " + mode)
+    print("python client through the router OK: " + mode)
 
 
 if __name__ == "__main__":

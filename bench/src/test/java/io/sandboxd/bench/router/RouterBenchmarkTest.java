@@ -50,6 +50,60 @@ class RouterBenchmarkTest {
     }
 
     @Test
+    void aMissingDaemonJarIsAUsageErrorUnlessTheGrpcPartIsSkipped(@TempDir Path dir) throws Exception {
+        Path fakeRouter = java.nio.file.Files.createFile(dir.resolve("router.jar"));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = RouterBenchmark.run(
+                new String[] {
+                    "--router-jar",
+                    fakeRouter.toString(),
+                    "--daemon-jar",
+                    dir.resolve("nod.jar").toString()
+                },
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(rc).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("nod.jar not found")
+                .contains("--no-grpc");
+    }
+
+    @Test
+    void aMissingBaselineRouterJarIsAUsageError(@TempDir Path dir) throws Exception {
+        Path fakeRouter = java.nio.file.Files.createFile(dir.resolve("router.jar"));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = RouterBenchmark.run(
+                new String[] {
+                    "--router-jar",
+                    fakeRouter.toString(),
+                    "--baseline-router-jar",
+                    dir.resolve("old.jar").toString(),
+                    "--no-grpc"
+                },
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(rc).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--baseline-router-jar")
+                .contains("old.jar not found");
+    }
+
+    @Test
+    void ratiosCompareEachCellWithDirectAndTheBaselineRouter() {
+        List<RouterBenchmark.Row> rows =
+                List.of(row("direct", 100_000), row("router", 50_000), row("baseline", 40_000));
+        assertThat(RouterBenchmark.ratios(rows)).contains("| GET | 10 | 0.50 | 0.40 | 1.25 |");
+        assertThat(RouterBenchmark.ratios(rows.subList(0, 2))).contains("| GET | 10 | 0.50 | – | – |");
+        assertThat(RouterBenchmark.median(java.util.stream.DoubleStream.of(3, 1, 2)))
+                .isEqualTo(2);
+        assertThat(RouterBenchmark.median(java.util.stream.DoubleStream.of(4, 1, 2, 3)))
+                .isEqualTo(2.5);
+    }
+
+    private static RouterBenchmark.Row row(String target, long requests) {
+        return new RouterBenchmark.Row(
+                target, "GET", 10, new LoadGenerator.Result(requests, 0, 1.0, new org.HdrHistogram.Histogram(3)));
+    }
+
+    @Test
     void aBadDurationIsAUsageError() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int rc = RouterBenchmark.run(
@@ -61,11 +115,10 @@ class RouterBenchmarkTest {
     @Test
     void anUnknownOptionIsAUsageError() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int rc = RouterBenchmark.run(
-                new String[] {"--no-such-option"}, new PrintStream(err, true, StandardCharsets.UTF_8));
+        int rc = RouterBenchmark.run(new String[] {"--frobnicate"}, new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(rc).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("--no-such-option")
+                .contains("--frobnicate")
                 .contains("--concurrency");
     }
 }

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
@@ -147,9 +148,17 @@ final class H2StreamProxy extends ChannelInboundHandlerAdapter {
 
     private void onRequestHead() {
         grpc = H2Headers.isGrpc(request);
-        String method = String.valueOf(request.method());
-        String path = String.valueOf(request.path());
-        Optional<RequestFraming.Refusal> framing = RequestFraming.targetAndMethod(method, path);
+        if (request.method() == null) {
+            answer(400, "Malformed HTTP/2 request: no :method.");
+            return;
+        }
+        String method = request.method().toString();
+        if (request.path() == null && !HttpMethod.CONNECT.name().equals(method)) {
+            answer(400, "Malformed HTTP/2 request: no :path.");
+            return;
+        }
+        String path = request.path() == null ? "" : request.path().toString();
+        Optional<RequestFraming.Refusal> framing = RequestFraming.targetAndMethod(method, path, true);
         if (framing.isPresent()) {
             answer(framing.get().status(), framing.get().detail());
             return;

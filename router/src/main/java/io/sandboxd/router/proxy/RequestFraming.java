@@ -47,7 +47,7 @@ public final class RequestFraming {
 
     public static Optional<Refusal> check(HttpRequest req) {
         String target = req.uri();
-        Optional<Refusal> t = targetAndMethod(req.method().name(), target);
+        Optional<Refusal> t = targetAndMethod(req.method().name(), target, false);
         if (t.isPresent()) {
             return t;
         }
@@ -81,8 +81,13 @@ public final class RequestFraming {
         return Optional.empty();
     }
 
-    /** The rules on the request target and method, shared with HTTP/2 ({@code :path}, {@code :method}). */
-    public static Optional<Refusal> targetAndMethod(String method, String target) {
+    /**
+     * The rules on the request target and method, shared with HTTP/2 ({@code :path}, {@code :method}):
+     * no control byte or space, no CONNECT, {@code *} only with OPTIONS, and otherwise origin form
+     * ({@code /path}), or over HTTP/1.1 also absolute form ({@code http://host/path}, RFC 9112 §3.2.2;
+     * HTTP/2 carries the authority apart, RFC 9113 §8.3.1).
+     */
+    public static Optional<Refusal> targetAndMethod(String method, String target, boolean http2) {
         for (int i = 0; i < target.length(); i++) {
             char c = target.charAt(i);
             if (c < 0x20 || c == 0x7f) {
@@ -91,14 +96,43 @@ public final class RequestFraming {
                         String.format(
                                 Locale.ROOT, "Request target contains control byte 0x%02x at index %d.", (int) c, i));
             }
+            if (c == ' ') {
+                return refuse(400, "Request target contains a space at index " + i + ".");
+            }
         }
         if (HttpMethod.CONNECT.name().equals(method)) {
             return refuse(405, "CONNECT is not supported: the router is not a forward proxy.");
         }
-        if ("*".equals(target) && !HttpMethod.OPTIONS.name().equals(method)) {
-            return refuse(400, "Request target * is allowed only with OPTIONS.");
+        if ("*".equals(target)) {
+            return HttpMethod.OPTIONS.name().equals(method)
+                    ? Optional.empty()
+                    : refuse(400, "Request target * is allowed only with OPTIONS.");
         }
-        return Optional.empty();
+        if (target.startsWith("/") || (!http2 && isAbsoluteForm(target))) {
+            return Optional.empty();
+        }
+        return refuse(
+                400,
+                "Request target '" + echo(target) + "' must be a path starting with /"
+                        + (http2 ? "" : " or an absolute URI (http://host/path)") + ".");
+    }
+
+    /** {@code scheme://...} with an RFC 3986 scheme. */
+    private static boolean isAbsoluteForm(String target) {
+        int sep = target.indexOf("://");
+        if (sep <= 0) {
+            return false;
+        }
+        for (int i = 0; i < sep; i++) {
+            char c = target.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (i > 0 && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'));
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The value of a valid Content-Length field (1 to 18 digits), or -1. */

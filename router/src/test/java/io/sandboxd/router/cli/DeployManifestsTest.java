@@ -68,6 +68,39 @@ class DeployManifestsTest {
                 .hasMessage("--deny-cidr/--allow-cidr: CIDR '10.0.0.1/8' has host bits set beyond /8");
     }
 
+    /** The effective rules are on record at start: every built-in class, and both flags' ranges. */
+    @Test
+    void theDialRulesAreLoggedAtStart() {
+        RouterMain main = new RouterMain();
+        new CommandLine(main)
+                .parseArgs(
+                        "--deny-cidr",
+                        "100.100.100.200/32",
+                        "--deny-cidr",
+                        "10.9.0.0/16",
+                        "--allow-cidr",
+                        "100.64.0.0/10",
+                        "--allow-cidr",
+                        "fd12:3456::/32",
+                        "--allow-loopback-pod-ip");
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream seen = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(seen, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            main.addressPolicy();
+        } finally {
+            System.setErr(err);
+        }
+        String log = seen.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(log)
+                .contains("denied ranges (--deny-cidr): [100.100.100.200/32, 10.9.0.0/16]")
+                .contains("allowed ranges (--allow-cidr): [100.64.0.0/10, fd12:3456::/32]")
+                .contains("loopback allowed in X-Sandbox-Pod-IP (--allow-loopback-pod-ip)");
+        for (io.sandboxd.router.vetting.AddressClass c : io.sandboxd.router.vetting.AddressClass.values()) {
+            assertThat(log).contains(c.describe());
+        }
+    }
+
     @Test
     void rbacGrantsOnlyWhatTheRouterUses() throws Exception {
         ClusterRole role = load("rbac.yaml").stream()

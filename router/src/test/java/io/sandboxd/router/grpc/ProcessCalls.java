@@ -1,32 +1,23 @@
 package io.sandboxd.router.grpc;
 
-import io.grpc.Channel;
 import io.grpc.ClientInterceptor;
-import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
-import io.grpc.stub.StreamObserver;
-import io.sandboxd.api.process.v1.ExecuteRequest;
-import io.sandboxd.api.process.v1.ProcessConfig;
-import io.sandboxd.api.process.v1.StartRequest;
-import io.sandboxd.api.process.v1.StartResponse;
-import java.io.ByteArrayOutputStream;
-import java.util.List;
+import io.sandboxd.client.SandboxdClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
-/** Helpers for the gRPC-through-the-router tests: channels, routing metadata, request builders, a Start collector. */
+/**
+ * The project's client library through the router: a channel to the router that carries the routing
+ * headers as gRPC metadata on every call (what any gRPC caller of the router does), and clients on it.
+ */
 final class ProcessCalls {
     private ProcessCalls() {}
-
-    static ManagedChannel channel(int port) {
-        return NettyChannelBuilder.forAddress("127.0.0.1", port)
-                .usePlaintext()
-                .maxInboundMessageSize(16 * 1024 * 1024)
-                .build();
-    }
 
     /** The router's routing headers as gRPC metadata. */
     static ClientInterceptor route(Map<String, String> headers) {
@@ -35,63 +26,43 @@ final class ProcessCalls {
         return MetadataUtils.newAttachHeadersInterceptor(md);
     }
 
-    static Channel routed(ManagedChannel ch, int daemonPort) {
-        return ClientInterceptors.intercept(
-                ch,
-                route(Map.of(
+    /** A channel to the router at {@code routerPort} whose calls carry {@code routing}. */
+    static ManagedChannel routerChannel(int routerPort, Map<String, String> routing) {
+        return NettyChannelBuilder.forAddress("127.0.0.1", routerPort)
+                .usePlaintext()
+                .intercept(route(routing))
+                .build();
+    }
+
+    /** A channel to the router whose calls go to the daemon's gRPC port on loopback (X-Sandbox-Pod-IP). */
+    static ManagedChannel routerChannel(int routerPort, int daemonPort) {
+        return routerChannel(
+                routerPort,
+                Map.of(
                         "x-sandbox-id",
                         "sb",
                         "x-sandbox-pod-ip",
                         "127.0.0.1",
                         "x-sandbox-port",
-                        Integer.toString(daemonPort))));
+                        Integer.toString(daemonPort)));
     }
 
-    static ProcessConfig cmd(String... argv) {
-        return ProcessConfig.newBuilder().addAllCommand(List.of(argv)).build();
+    /** The client library on {@code channel} (which the caller shuts down), 60 s per unary call. */
+    static SandboxdClient client(ManagedChannel channel, String target) {
+        return SandboxdClient.builder()
+                .grpcTarget(target)
+                .channel(channel)
+                .callTimeout(Duration.ofSeconds(60))
+                .build();
     }
 
-    static ExecuteRequest execute(String... argv) {
-        return ExecuteRequest.newBuilder().setConfig(cmd(argv)).build();
-    }
-
-    static StartRequest start(String... argv) {
-        return StartRequest.newBuilder().setConfig(cmd(argv)).build();
-    }
-
-    /** Collects a Start stream: the pid, stdout/stderr, the exit code and how the call ended. */
-    static final class StartCollector implements StreamObserver<StartResponse> {
-        final CompletableFuture<Integer> pid = new CompletableFuture<>();
-        final CompletableFuture<Integer> exit = new CompletableFuture<>();
-        final CompletableFuture<Throwable> done = new CompletableFuture<>(); // null cause: completed OK
-        final ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-
-        @Override
-        public synchronized void onNext(StartResponse r) {
-            switch (r.getEventCase()) {
-                case INIT -> pid.complete(r.getInit().getProcessId());
-                case STDOUT -> {
-                    stdout.writeBytes(r.getStdout().toByteArray());
-                }
-                case EXIT -> exit.complete(r.getExit().getExitCode());
-                default -> {}
-            }
-        }
-
-        synchronized String stdoutText() {
-            return stdout.toString(java.nio.charset.StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            done.complete(t);
-            pid.completeExceptionally(t);
-            exit.completeExceptionally(t);
-        }
-
-        @Override
-        public void onCompleted() {
-            done.complete(null);
+    /** Whether {@code pid} runs; a zombie awaiting its reaper is dead for this purpose. */
+    static boolean alive(int pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Integer.toString(pid), "stat"), StandardCharsets.UTF_8);
+            return stat.charAt(stat.lastIndexOf(')') + 2) != 'Z';
+        } catch (java.io.IOException e) {
+            return false;
         }
     }
 }

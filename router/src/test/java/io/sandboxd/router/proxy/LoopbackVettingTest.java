@@ -3,19 +3,24 @@ package io.sandboxd.router.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sandboxd.router.authz.AllowAllAuthorizer;
+import io.sandboxd.router.resolve.HostResolver;
 import io.sandboxd.router.resolve.PodCache;
 import io.sandboxd.router.resolve.ResolvedTarget;
 import io.sandboxd.router.testing.FixedPodCache;
+import io.sandboxd.router.testing.H2EchoBackend;
+import io.sandboxd.router.testing.H2RawClient;
 import io.sandboxd.router.testing.HttpBackend;
 import io.sandboxd.router.testing.RouterFixture;
 import io.sandboxd.router.vetting.AddressPolicy;
 import io.sandboxd.router.vetting.Cidr;
+import java.net.InetAddress;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -108,6 +113,45 @@ class LoopbackVettingTest {
             assertThat(viaDns.statusCode()).isEqualTo(502);
             assertThat(viaDns.body()).contains("its dns address is in denied range 127.0.0.1/32 (--deny-cidr)");
             assertThat(backend.seen).hasSize(before + 1);
+        }
+    }
+
+    /**
+     * DNS rebinding: the name first resolves to an allowed address, then to a refused one. The
+     * router dials the address it vetted (a second lookup at connect time would get 127.0.0.2,
+     * where nothing listens), over HTTP/1.1 and HTTP/2; the next request's lookup is refused.
+     */
+    @Test
+    void theVettedAddressIsTheOneDialledWhateverTheNameSaysNext() throws Exception {
+        AtomicInteger lookups = new AtomicInteger();
+        HostResolver rebinding = name -> List.of(
+                InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) (lookups.getAndIncrement() % 2 == 0 ? 1 : 2)}));
+        AddressPolicy onlyOne = AddressPolicy.builtIn().allowing(List.of(Cidr.parse("127.0.0.1/32")));
+        try (H2EchoBackend h2Backend = new H2EchoBackend();
+                RouterFixture r = new RouterFixture(
+                        RouterFixture.config().withAddressPolicy(onlyOne),
+                        PodCache.DISABLED,
+                        (ns, n) -> true,
+                        new AllowAllAuthorizer(),
+                        rebinding)) {
+            int before = backend.seen.size();
+            assertThat(get(r, null).statusCode()).isEqualTo(200);
+            assertThat(backend.seen).hasSize(before + 1);
+            HttpResponse<String> rebound = get(r, null);
+            assertThat(rebound.statusCode()).isEqualTo(502);
+            assertThat(rebound.body()).contains("its dns address is loopback");
+
+            try (H2RawClient h2 = new H2RawClient(r.port())) {
+                var request = H2RawClient.request("GET", "/h2")
+                        .add("x-sandbox-id", "sb")
+                        .add("x-sandbox-namespace", "team-a")
+                        .add("x-sandbox-port", Integer.toString(h2Backend.port()));
+                assertThat(h2.exchange(request, null).status()).isEqualTo("200");
+                assertThat(h2Backend.requests).hasSize(1);
+                assertThat(h2.exchange(request, null).status()).isEqualTo("502");
+                assertThat(h2Backend.requests).hasSize(1);
+            }
+            assertThat(r.dnsLookups).hasSize(4).containsOnly(NAME); // one lookup per request, none at connect
         }
     }
 

@@ -76,6 +76,17 @@ class RequestFramingTest {
                         400,
                         "Request target contains control byte 0x7f at index 1."),
                 a("HTAB in target", "GET /a\tb HTTP/1.1\r\nHost: x\r\n{R}\r\n", 400, "Malformed HTTP request."),
+                a("space in target", "GET /a b HTTP/1.1\r\nHost: x\r\n{R}\r\n", 400, "Malformed HTTP request."),
+                a(
+                        "target neither a path nor an absolute URI",
+                        "GET x HTTP/1.1\r\nHost: x\r\n{R}\r\n",
+                        400,
+                        "Request target 'x' must be a path starting with / or an absolute URI (http://host/path)."),
+                a(
+                        "authority form without CONNECT",
+                        "GET x:80 HTTP/1.1\r\nHost: x\r\n{R}\r\n",
+                        400,
+                        "Request target 'x:80' must be a path starting with / or an absolute URI (http://host/path)."),
                 a(
                         "Content-Length list",
                         "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5, 30\r\n{R}\r\nhello",
@@ -248,6 +259,17 @@ class RequestFramingTest {
                         .map(b -> b.toString(StandardCharsets.ISO_8859_1))
                         .toList());
         assertThat(seen).doesNotContain("0\r\n\r\n"); // the backend never saw the body end
+    }
+
+    /** RFC 9112 §3.2.2: a server accepts the absolute form; the backend gets the origin form. */
+    @Test
+    void anAbsoluteFormTargetReachesTheBackendInOriginForm() throws Exception {
+        int before = backend.received.size();
+        RawResponse response =
+                exchange("GET http://sb.example/abs?q=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + route + "\r\n");
+        assertThat(response.status()).isEqualTo(200);
+        assertThat(backend.received.get(before).toString(StandardCharsets.ISO_8859_1))
+                .startsWith("GET /abs?q=1 HTTP/1.1\r\n");
     }
 
     /** RFC 9112 §5.2 allows replacing obs-fold with SP: the backend sees one line, never the fold. */

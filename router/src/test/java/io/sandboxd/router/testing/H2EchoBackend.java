@@ -17,21 +17,26 @@ import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.util.ReferenceCountUtil;
 import io.sandboxd.router.proxy.Transport;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A plain HTTP/2 cleartext (prior knowledge) server on 127.0.0.1 (Netty): answers every stream with
- * {@code 200}, a body "METHOD PATH BYTES" (BYTES = request body size) and records each request's headers.
+ * {@code 200}, a body "METHOD PATH BYTES" (BYTES = request body size) and records each request's
+ * headers, how many requests ended cleanly (END_STREAM) and how many streams were reset.
  */
 public final class H2EchoBackend implements AutoCloseable {
     private final EventLoopGroup group = Transport.group(1, "h2-backend");
     private final Channel channel;
     public final List<Http2Headers> requests = new CopyOnWriteArrayList<>();
+    public final AtomicInteger completed = new AtomicInteger();
+    public final AtomicInteger resets = new AtomicInteger();
 
     public H2EchoBackend() throws InterruptedException {
         channel = new ServerBootstrap()
@@ -79,12 +84,21 @@ public final class H2EchoBackend implements AutoCloseable {
             }
             ReferenceCountUtil.release(msg);
             if (end) {
+                completed.incrementAndGet();
                 ByteBuf body =
                         Unpooled.copiedBuffer(head.method() + " " + head.path() + " " + bytes, StandardCharsets.UTF_8);
                 ctx.write(new DefaultHttp2HeadersFrame(
                         new DefaultHttp2Headers().status("200").set("x-echo", "yes")));
                 ctx.writeAndFlush(new DefaultHttp2DataFrame(body, true));
             }
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof Http2ResetFrame) {
+                resets.incrementAndGet();
+            }
+            ctx.fireUserEventTriggered(evt);
         }
     }
 

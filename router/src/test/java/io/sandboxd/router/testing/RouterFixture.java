@@ -79,13 +79,21 @@ public final class RouterFixture implements AutoCloseable {
             Authorizer authz,
             Map<String, List<InetAddress>> dns)
             throws InterruptedException {
-        HostResolver resolver = name -> {
-            dnsLookups.add(name);
+        this(cfg, cache, services, authz, name -> {
             List<InetAddress> a = dns.get(name);
             if (a == null) {
                 throw new UnknownHostException(name);
             }
             return a;
+        });
+    }
+
+    /** @param dns answers every lookup (each is recorded in {@link #dnsLookups} first) */
+    public RouterFixture(RouterConfig cfg, PodCache cache, SandboxServices services, Authorizer authz, HostResolver dns)
+            throws InterruptedException {
+        HostResolver resolver = name -> {
+            dnsLookups.add(name);
+            return dns.resolve(name);
         };
         metrics = new RouterMetrics(registry, cache);
         server = new RouterServer(

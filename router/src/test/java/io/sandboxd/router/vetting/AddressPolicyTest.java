@@ -240,6 +240,114 @@ class AddressPolicyTest {
         }
     }
 
+    /**
+     * Exhaustive over the classes: the first and last address of every range is refused, and an
+     * IPv4 one also in every IPv6 form that carries it (mapped, compatible, NAT64 /96, local-use
+     * NAT64 at /48, /56, /64 and /96, 6to4, Teredo server and client); the addresses just outside
+     * each IPv4 range, when in no class, are allowed bare and in those forms.
+     */
+    @Test
+    void everyRangeIsRefusedAtBothEndsInEveryFormAndItsNeighboursAreNot() {
+        int checked = 0;
+        for (AddressClass c : AddressClass.values()) {
+            for (Cidr r : c.ranges()) {
+                byte[] first = bound(r, false);
+                byte[] last = bound(r, true);
+                for (byte[] a : List.of(first, last)) {
+                    assertThat(BUILT_IN.refusal(a))
+                            .as("%s of %s", IpLiteral.format(a), r)
+                            .isPresent();
+                    checked++;
+                    if (a.length == 4) {
+                        for (byte[] w : carriers(a)) {
+                            assertThat(BUILT_IN.refusal(w))
+                                    .as("%s carrying %s", IpLiteral.format(w), IpLiteral.format(a))
+                                    .isPresent();
+                            checked++;
+                        }
+                    }
+                }
+                if (first.length == 4) {
+                    for (byte[] n : java.util.Arrays.asList(add(first, -1), add(last, 1))) {
+                        if (n == null || AddressClass.of(n) != null) {
+                            continue;
+                        }
+                        assertThat(BUILT_IN.refusal(n))
+                                .as("neighbour %s of %s", IpLiteral.format(n), r)
+                                .isEmpty();
+                        for (byte[] w : unambiguousCarriers(n)) {
+                            assertThat(BUILT_IN.refusal(w))
+                                    .as("%s carrying neighbour %s", IpLiteral.format(w), IpLiteral.format(n))
+                                    .isEmpty();
+                        }
+                        checked++;
+                    }
+                }
+            }
+        }
+        assertThat(checked).isGreaterThan(200);
+    }
+
+    /** The first or last address of {@code r}. */
+    static byte[] bound(Cidr r, boolean last) {
+        String[] parts = r.toString().split("/");
+        byte[] a = IpLiteral.parse(parts[0]);
+        int prefix = Integer.parseInt(parts[1]);
+        if (last) {
+            for (int bit = prefix; bit < a.length * 8; bit++) {
+                a[bit / 8] |= (byte) (0x80 >> (bit % 8));
+            }
+        }
+        return a;
+    }
+
+    /** {@code a} plus {@code delta} (±1), or null past either end of the address space. */
+    static byte[] add(byte[] a, int delta) {
+        long v = 0;
+        for (byte b : a) {
+            v = (v << 8) | (b & 0xff);
+        }
+        v += delta;
+        if (v < 0 || v > 0xffffffffL) {
+            return null;
+        }
+        return new byte[] {(byte) (v >> 24), (byte) (v >> 16), (byte) (v >> 8), (byte) v};
+    }
+
+    /** The IPv6 forms that carry {@code v4} and nothing else: mapped, NAT64 /96, 6to4, Teredo server and client. */
+    static List<byte[]> unambiguousCarriers(byte[] v4) {
+        return List.of(
+                wrap("::ffff:0:0", 12, v4),
+                wrap("64:ff9b::", 12, v4),
+                wrap("2002::", 2, v4),
+                teredo(v4, GOOGLE),
+                teredo(GOOGLE, v4));
+    }
+
+    /**
+     * Every IPv6 address that carries {@code v4}: the unambiguous forms, IPv4-compatible, and
+     * local-use NAT64 at each prefix length (whose other readings may refuse it too).
+     */
+    static List<byte[]> carriers(byte[] v4) {
+        List<byte[]> out = new java.util.ArrayList<>(unambiguousCarriers(v4));
+        out.add(wrap("::", 12, v4));
+        out.add(wrap("64:ff9b:1::", 12, v4));
+        byte[] l48 = IpLiteral.parse("64:ff9b:1::");
+        l48[6] = v4[0];
+        l48[7] = v4[1];
+        l48[9] = v4[2];
+        l48[10] = v4[3];
+        out.add(l48);
+        byte[] l56 = IpLiteral.parse("64:ff9b:1::");
+        l56[7] = v4[0];
+        l56[9] = v4[1];
+        l56[10] = v4[2];
+        l56[11] = v4[3];
+        out.add(l56);
+        out.add(wrap("64:ff9b:1::", 9, v4));
+        return out;
+    }
+
     static final byte[] GOOGLE = {8, 8, 8, 8};
 
     /** A Teredo address of this server and client (RFC 4380 stores the client inverted). */
