@@ -128,7 +128,17 @@ public final class FootprintBenchmark {
             Map<String, SmapsBreakdown.Usage> breakdown,
             long metaspaceCommittedBytes,
             double coldCpuMsPerCall,
-            double warmCpuMsPerCall) {}
+            double warmCpuMsPerCall,
+            int calls) {
+        /**
+         * Cold over warm CPU per call; a warm run that used less than one clock tick counts as one
+         * tick (a quiet machine can run a few dozen warm calls within one 10 ms tick).
+         */
+        double coldOverWarm() {
+            double tickPerCall = ProcFigures.MS_PER_TICK / calls;
+            return Math.max(coldCpuMsPerCall, tickPerCall) / Math.max(warmCpuMsPerCall, tickPerCall);
+        }
+    }
 
     private Map<String, Object> measure() throws Exception {
         Map<String, Object> report = new LinkedHashMap<>();
@@ -195,7 +205,7 @@ public final class FootprintBenchmark {
                                     .toArray()),
                             trivialMs,
                             median(first.stream()
-                                    .mapToDouble(x -> x.coldCpuMsPerCall() / Math.max(x.warmCpuMsPerCall(), 1e-9))
+                                    .mapToDouble(x -> x.coldOverWarm())
                                     .toArray()),
                             median(first.stream()
                                     .mapToDouble(x -> mb(x.idle().privateDirtyBytes()))
@@ -287,7 +297,8 @@ public final class FootprintBenchmark {
                 breakdown,
                 regions.metaspaceCommittedBytes().orElse(-1),
                 cold,
-                warm);
+                warm,
+                o.calls);
     }
 
     private static double cpuPerCall(SandboxdClient c, long pid, int n) throws IOException {
@@ -372,9 +383,7 @@ public final class FootprintBenchmark {
                 pcts(list.stream().mapToDouble(Sample::warmCpuMsPerCall).toArray()));
         s.put(
                 "cold_over_warm_cpu",
-                median(list.stream()
-                        .mapToDouble(x -> x.coldCpuMsPerCall() / Math.max(x.warmCpuMsPerCall(), 1e-9))
-                        .toArray()));
+                median(list.stream().mapToDouble(x -> x.coldOverWarm()).toArray()));
         return s;
     }
 
