@@ -107,18 +107,27 @@ class FootprintParsingTest {
 
     @Test
     void neverAttachesToAProcessThatIsNoJvm() throws Exception {
-        // jcmd's attach sends SIGQUIT, the default action of which kills a non-JVM (a Go daemon too).
-        Process sleep = new ProcessBuilder("sleep", "60").start();
+        // jcmd's attach sends SIGQUIT to a process that catches it (newer JDKs skip the others), and
+        // a Go daemon catches it to dump its goroutines and exit. A Python process catching QUIT
+        // stands in (the JDK does not see a shell's trap as a handler).
+        Process quitCatcher = new ProcessBuilder(
+                        "/usr/bin/python3",
+                        "-c",
+                        "import os, signal, time\n"
+                                + "signal.signal(signal.SIGQUIT, lambda *a: os._exit(3))\n"
+                                + "print('ready', flush=True)\n"
+                                + "time.sleep(60)")
+                .start();
         try {
-            Thread.sleep(200);
+            assertThat(quitCatcher.getInputStream().read()).isEqualTo('r');
             assertThat(JvmRegions.of(
-                            sleep.pid(), java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jcmd")))
+                            quitCatcher.pid(), java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jcmd")))
                     .isSameAs(JvmRegions.NONE);
-            assertThat(sleep.waitFor(1, TimeUnit.SECONDS))
-                    .as("sleep still running")
+            assertThat(quitCatcher.waitFor(2, TimeUnit.SECONDS))
+                    .as("the QUIT-catching process is still running")
                     .isFalse();
         } finally {
-            sleep.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            quitCatcher.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
     }
 
