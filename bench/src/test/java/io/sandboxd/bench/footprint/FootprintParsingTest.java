@@ -115,6 +115,8 @@ class FootprintParsingTest {
                         "-c",
                         "import os, signal, time\n"
                                 + "signal.signal(signal.SIGQUIT, lambda *a: os._exit(3))\n"
+                                // a JVM's children inherit its blocked SIGQUIT: unblock it
+                                + "signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGQUIT])\n"
                                 + "print('ready', flush=True)\n"
                                 + "time.sleep(60)")
                 .start();
