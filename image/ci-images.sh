@@ -18,8 +18,8 @@
 # the layers whose inputs changed.
 #
 #   SANDBOXD_CI_CACHE, SANDBOXD_CI_RUNROOT   see image/ci-env.sh
-#   SANDBOXD_CI_SUBNET     the private bridge network's subnet (default 10.213.0.0/24) and
-#   SANDBOXD_CI_BRIDGE     its interface (default sbxci0): both must be unused on the host
+#   SANDBOXD_CI_SUBNET     the private bridge network's subnet (default 10.213.0.0/24): must be
+#                          unused on the host (podman picks an unused podmanN interface for it)
 #   SANDBOXD_DEBIAN_MIRROR Debian mirror for debootstrap (default: the one apt uses)
 #   SANDBOXD_CI_KEEP=1     keep the test containers (for a look after a failure)
 set -euo pipefail
@@ -212,10 +212,11 @@ podman image prune -f >/dev/null 2>&1 || true
 check_modules
 
 # --- 4. Run them -------------------------------------------------------------------------------
-# A private bridge network (its own subnet and interface), so IP allocation never meets another
-# podman store's containers on the default `podman` network.
+# A private bridge network (its own subnet; podman picks an unused podmanN interface, since
+# Debian's podman 4.3 has no --interface-name), so IP allocation never meets another podman
+# store's containers on the default `podman` network.
 if ! podman network exists "$net"; then
-    podman network create --subnet "$subnet" --interface-name "${SANDBOXD_CI_BRIDGE:-sbxci0}" "$net" >/dev/null
+    podman network create --subnet "$subnet" "$net" >/dev/null
 fi
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 http_code() { curl -s -o /dev/null -m "${2:-3}" -w '%{http_code}' "$1" 2>/dev/null || true; }

@@ -45,6 +45,14 @@ public final class BenchMain {
             System.exit(RouterBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
+        if (args.length > 0 && args[0].equals("durable")) {
+            System.exit(DurableBench.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("watch")) {
+            System.exit(io.sandboxd.bench.watch.WatchBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
         if (args.length > 0 && args[0].equals("code")) {
             try {
                 System.exit(

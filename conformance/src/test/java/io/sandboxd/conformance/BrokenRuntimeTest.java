@@ -66,7 +66,8 @@ class BrokenRuntimeTest {
             "PROC-TTY-008",
             "PROC-TTY-001",
             "PROC-TTY-002",
-            "PROC-TTY-003");
+            "PROC-TTY-003",
+            "PROC-CWD-005");
 
     /** Which checks must report each breakage. */
     static final Map<Breakage, Set<String>> CAUGHT_BY = Map.ofEntries(
@@ -85,7 +86,10 @@ class BrokenRuntimeTest {
                     Breakage.NOT_FOUND_AS_INTERNAL,
                     Set.of("PROC-CMD-007", "PROC-STDIN-001", "PROC-SIG-001", "PROC-TTY-007")),
             entry(Breakage.PTY_IGNORED, Set.of("PROC-TTY-001", "PROC-TTY-002", "PROC-TTY-003")),
-            entry(Breakage.EARLY_SIGNAL_LOST, Set.of("PROC-START-005")));
+            entry(Breakage.EARLY_SIGNAL_LOST, Set.of("PROC-START-005")),
+            entry(Breakage.CWD_ESCAPES, Set.of("PROC-CWD-005")),
+            // Not PROC-TTY-002: losing the whole output is not a failure to merge stderr.
+            entry(Breakage.PTY_OUTPUT_LOST, Set.of("PROC-TTY-001", "PROC-TTY-003")));
 
     /** Checks that may fail as well, because they use the broken behaviour to set up or verify. */
     static final Map<Breakage, Set<String>> MAY_ALSO_FAIL = Map.of(
@@ -160,6 +164,10 @@ class BrokenRuntimeTest {
                     .as(breakage + " failed checks beyond the expected ones:\n" + run.stdout())
                     .containsAll(run.failed());
             assertThat(run.exit()).isEqualTo(1);
+            if (breakage == Breakage.PTY_OUTPUT_LOST) {
+                assertThat(run.checks().get("PROC-TTY-002").path("outcome").stringValue())
+                        .isEqualTo("skip");
+            }
             for (String id : CAUGHT_BY.get(breakage)) {
                 assertThat(run.checks().get(id).path("message").stringValue())
                         .as(id)

@@ -48,7 +48,17 @@ class DaemonConformanceIT {
         DaemonSpec spec = DaemonSpec.packagedJar()
                 .withRootDir(root)
                 .withAuthToken(TOKEN)
-                .withArgs("--stream-chunk-size", "1024", "--execute-output-limit", "65536")
+                .withArgs(
+                        "--stream-chunk-size",
+                        "1024",
+                        "--execute-output-limit",
+                        "65536",
+                        "--attach-heartbeat",
+                        "1s",
+                        "--timeout-grace",
+                        "1s",
+                        "--state-dir",
+                        Files.createDirectory(tmp.resolve("state")).toString())
                 .withEnv("SANDBOX_CONFORMANCE_ID", "sb-123")
                 .withEnv("SANDBOX_MONKEY", "kept: KEY only as a substring")
                 .withEnv("SANDBOX_AUTHOR", "kept: AUTH only as a substring")
@@ -84,6 +94,8 @@ class DaemonConformanceIT {
                     "1024",
                     "--execute-output-limit",
                     "65536",
+                    "--attach-heartbeat",
+                    "1s",
                     "--allow-root-wipe"));
             long t0 = System.nanoTime();
             Process suite = new ProcessBuilder(cmd).redirectErrorStream(true).start();

@@ -6,6 +6,7 @@ import io.sandboxd.client.TestDaemons;
 import io.sandboxd.testkit.RunningDaemon;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -17,9 +18,16 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** {@code context create|exec|interrupt|restart|rm|ls} as real processes against the daemon with a real kernel. */
+/**
+ * {@code context create|exec|interrupt|restart|rm|ls} as real processes against the daemon with a
+ * real kernel. As root, the daemon runs with {@code --run-as-user 65534:65534}, as in a Pod: the
+ * kernel runs as nobody, and its connection file is nobody's, mode 0600.
+ */
 class CliContextIT {
+    static final int NOBODY = 65534;
     static RunningDaemon daemon;
+    static Path state;
+    static boolean asNobody;
     static final JsonMapper JSON = JsonMapper.builder().build();
 
     @TempDir
@@ -27,8 +35,17 @@ class CliContextIT {
 
     @BeforeAll
     static void start() throws Exception {
-        String state = Files.createTempDirectory("cli-context-state").toString();
-        daemon = TestDaemons.start("cli-context", s -> s.withArgs("--state-dir", state));
+        state = Files.createTempDirectory("cli-context-state");
+        asNobody = ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0;
+        if (asNobody) {
+            // a kernel running as nobody reads its connection file under the state dir
+            Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rwx--x--x"));
+            daemon = TestDaemons.start(
+                    "cli-context",
+                    s -> s.withArgs("--state-dir", state.toString(), "--run-as-user", NOBODY + ":" + NOBODY));
+        } else {
+            daemon = TestDaemons.start("cli-context", s -> s.withArgs("--state-dir", state.toString()));
+        }
     }
 
     @AfterAll
@@ -101,13 +118,50 @@ class CliContextIT {
         assertThat(ls.stdout()).contains(id).contains("python").contains("idle");
         JsonNode all = JSON.readTree(cli("context", "ls", "--json").run().stdout());
         assertThat(all.get("contexts").get(0).get("id").asText()).isEqualTo(id);
-        assertThat(all.get("contexts").get(0).get("kernel_pid").asLong()).isPositive();
+        long pid = all.get("contexts").get(0).get("kernel_pid").asLong();
+        assertThat(pid).isPositive();
+        if (asNobody) {
+            assertRunsAsNobody(pid);
+        }
 
         assertThat(cli("context", "interrupt", id).run().exitCode()).isZero();
         assertThat(cli("context", "restart", id).run().exitCode()).isZero();
+        if (asNobody) {
+            long restarted = JSON.readTree(cli("context", "ls", "--json").run().stdout())
+                    .get("contexts")
+                    .get(0)
+                    .get("kernel_pid")
+                    .asLong();
+            assertThat(restarted).isNotEqualTo(pid);
+            assertRunsAsNobody(restarted);
+        }
         assertThat(cli("context", "rm", id).run().exitCode()).isZero();
+        assertThat(connectionFiles()).as("connection files after rm").isEmpty();
         r = cli("context", "interrupt", id).run();
         assertThat(r.exitCode()).isEqualTo(1);
         assertThat(r.stderr()).contains("not found");
+    }
+
+    /** The kernel's real, effective, saved and filesystem uid and gid; its connection file private to nobody. */
+    static void assertRunsAsNobody(long pid) throws Exception {
+        List<String> status = Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"));
+        for (String field : List.of("Uid:", "Gid:")) {
+            String line =
+                    status.stream().filter(l -> l.startsWith(field)).findFirst().orElseThrow();
+            assertThat(line.substring(4).trim().split("\\s+"))
+                    .as("%s of kernel %d", field, pid)
+                    .containsOnly(Integer.toString(NOBODY));
+        }
+        List<Path> files = connectionFiles();
+        assertThat(files).hasSize(1);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(files.get(0))))
+                .isEqualTo("rw-------");
+        assertThat(Files.getAttribute(files.get(0), "unix:uid")).isEqualTo(NOBODY);
+    }
+
+    static List<Path> connectionFiles() throws Exception {
+        try (var s = Files.walk(state)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".json")).toList();
+        }
     }
 }

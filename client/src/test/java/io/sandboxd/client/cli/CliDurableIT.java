@@ -111,6 +111,88 @@ class CliDurableIT {
         assertThat(cli("wait", id).run().exitCode()).isEqualTo(7);
     }
 
+    /**
+     * The lossless reattach of issue 18 with a real client: {@code attach --json} is killed with
+     * SIGKILL at five random points (live or replaying, whichever it is in) and started again
+     * with the last offsets it printed; the pieces are 200,000 numbered lines and their stderr,
+     * byte-exact, each byte once.
+     */
+    @Test
+    void anAttachKilledWithSigkillFiveTimesResumesFromItsLastOffsetsByteExact() throws Exception {
+        int n = 200_000;
+        String id = runDetached(
+                "--",
+                "awk",
+                "BEGIN { for (i = 1; i <= " + n + "; i++) { printf \"line %06d, lossless reattach\\n\", i;"
+                        + " if (i % 1000 == 0) { print \"err \" i > \"/dev/stderr\"; fflush();"
+                        + " system(\"sleep 0.02\") } } }");
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        java.util.Random rnd = new java.util.Random();
+        for (int kill = 0; kill < 5; kill++) {
+            Process p = cli(
+                            "attach",
+                            "--json",
+                            id,
+                            "--stdout-offset",
+                            "" + out.size(),
+                            "--stderr-offset",
+                            "" + err.size())
+                    .start();
+            p.getOutputStream().close();
+            CliProcess.drain(p.getErrorStream());
+            BufferedReader lines =
+                    new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            // At most 3 events each: a replay of the ended process (CLI start-up is slow on a busy
+            // machine) has 24 output events of 256 KiB (6.2 MB, all retained) before its exit.
+            int stopAfter = 1 + rnd.nextInt(3);
+            for (int got = 0; got < stopAfter; got++) {
+                String line = lines.readLine(); // a whole line: the client is alive until the kill
+                assertThat(line).as("attach %d ended before its kill", kill).isNotNull();
+                JsonNode e = JSON.readTree(line);
+                assertThat(e.get("event").asString()).as(line).isNotIn("exit", "gap");
+                takeOutput(e, out, err);
+            }
+            new ProcessBuilder("kill", "-KILL", Long.toString(p.pid()))
+                    .inheritIO()
+                    .start()
+                    .waitFor();
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isEqualTo(128 + 9);
+            lines.close(); // whatever it printed after the lines read is lost with it
+        }
+        CliProcess.Result last = cli(
+                        "attach", "--json", id, "--stdout-offset", "" + out.size(), "--stderr-offset", "" + err.size())
+                .run();
+        assertThat(last.exitCode()).as(last.toString()).isZero();
+        List<JsonNode> events = last.stdout().lines().map(JSON::readTree).toList();
+        for (JsonNode e : events.subList(0, events.size() - 1)) {
+            assertThat(e.get("event").asString()).as(e.toString()).isNotIn("exit", "gap");
+            takeOutput(e, out, err);
+        }
+        assertThat(events.get(events.size() - 1).get("event").asString()).isEqualTo("exit");
+        StringBuilder wantOut = new StringBuilder();
+        StringBuilder wantErr = new StringBuilder();
+        for (int i = 1; i <= n; i++) {
+            wantOut.append(String.format("line %06d, lossless reattach\n", i));
+            if (i % 1000 == 0) {
+                wantErr.append("err ").append(i).append('\n');
+            }
+        }
+        assertThat(out.toString(StandardCharsets.US_ASCII)).isEqualTo(wantOut.toString());
+        assertThat(err.toString(StandardCharsets.US_ASCII)).isEqualTo(wantErr.toString());
+    }
+
+    /** Appends an output event's bytes to its stream, checking it starts where the last one ended. */
+    static void takeOutput(JsonNode e, java.io.ByteArrayOutputStream out, java.io.ByteArrayOutputStream err) {
+        if (!e.get("event").asString().equals("output")) {
+            return;
+        }
+        java.io.ByteArrayOutputStream to = e.get("stream").asString().equals("stderr") ? err : out;
+        assertThat(e.get("offset").asLong()).as("every byte exactly once").isEqualTo(to.size());
+        to.writeBytes(Base64.getDecoder().decode(e.get("bytes").asString()));
+    }
+
     @Test
     void attachJsonPrintsOneParsableObjectPerEvent() throws Exception {
         runDetached("--tag", "cli-json", "--", "sh", "-c", "printf 'a\\001b'; printf e >&2; exit 3");

@@ -114,9 +114,15 @@ public final class InteractiveChecks {
     static void tty002(CheckContext ctx) throws Exception {
         StartRecorder st = runPty(ctx, Command.shell("echo to-stderr >&2"), PTY_80X24);
         Expect.that(
-                st.stderr().length == 0 && st.stdoutText().contains("to-stderr"),
-                "Start with pty running `echo to-stderr >&2`: expected \"to-stderr\" in stdout events and no stderr event, got "
+                st.stderr().length == 0,
+                "Start with pty running `echo to-stderr >&2`: expected no stderr event (stderr merged into stdout), got "
                         + st.describe());
+        // A runtime that loses a PTY's whole output sends no stderr event either; that defect is
+        // not merging, and PROC-TTY-001 reports it, so this check cannot judge the merge then.
+        if (!st.stdoutText().contains("to-stderr")) {
+            throw new CheckSkipped("the pty's output was lost (no \"to-stderr\" on stdout either; see PROC-TTY-001): "
+                    + "cannot tell whether stderr is merged");
+        }
     }
 
     static void tty003(CheckContext ctx) throws Exception {

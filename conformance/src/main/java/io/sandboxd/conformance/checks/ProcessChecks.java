@@ -464,17 +464,40 @@ public final class ProcessChecks {
     static void cwd005(CheckContext ctx) throws Exception {
         Fixtures.requireConfinedRoot(ctx);
         String dir = ctx.mkdir();
-        for (String cwd : new String[] {"..", "../..", dir + "/../../..", "/../.."}) {
+        for (String cwd : new String[] {"..", "../..", dir + "/../../.."}) {
             Expect.grpc(
                     () -> ctx.client().execute(Command.of("pwd").cwd(cwd)),
                     Code.PERMISSION_DENIED,
                     "Execute [pwd] with cwd \"" + cwd + "\"");
         }
+        absoluteDotDotStaysInside(ctx, "/../..");
         StartRecorder st = ctx.start(Command.of("pwd").cwd("../.."), END);
         ctx.end(st, END);
         Expect.that(
                 st.status().getCode() == Code.PERMISSION_DENIED,
                 "Start [pwd] with cwd \"../..\": expected PERMISSION_DENIED, got " + st.describe());
+    }
+
+    /**
+     * An absolute cwd is re-rooted at the sandbox root, and re-rooting may clean {@code /../..} to
+     * the root itself: nothing escapes, so refusing it (PERMISSION_DENIED) and running in the same
+     * directory as cwd "/" are both allowed. Only running anywhere else is an escape.
+     */
+    private static void absoluteDotDotStaysInside(CheckContext ctx, String cwd) {
+        String what = "Execute [pwd] with cwd \"" + cwd + "\"";
+        ExecResult[] r = new ExecResult[1];
+        Status s = Expect.statusOf(
+                () -> r[0] = ctx.client().execute(Command.of("pwd").cwd(cwd)));
+        if (s.getCode() == Code.PERMISSION_DENIED) {
+            return;
+        }
+        Expect.grpc(s, Code.OK, what + " (PERMISSION_DENIED, or OK in the root)");
+        ExecResult atRoot =
+                Expect.ok(() -> ctx.client().execute(Command.of("pwd").cwd("/")), "Execute [pwd] with cwd \"/\"");
+        Expect.equal(
+                what + " ran outside the root: its pwd, compared with cwd \"/\"'s",
+                atRoot.stdout().toStringUtf8(),
+                r[0].stdout().toStringUtf8());
     }
 
     static void cwd006(CheckContext ctx) throws Exception {

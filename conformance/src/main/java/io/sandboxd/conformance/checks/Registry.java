@@ -15,6 +15,8 @@ public final class Registry {
         InteractiveChecks.register(m);
         FileChecks.register(m);
         RuntimeChecks.register(m);
+        DurableChecks.register(m);
+        WatchChecks.register(m);
         CodeChecks.register(m);
         FileOpsChecks.register(m);
         return m;

@@ -1,6 +1,7 @@
 package io.sandboxd.conformance.cli;
 
 import io.grpc.Status;
+import io.sandboxd.api.GoDuration;
 import io.sandboxd.api.process.v1.WriteStdinRequest;
 import io.sandboxd.client.DaemonUnreachableException;
 import io.sandboxd.client.GrpcCallException;
@@ -25,6 +26,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -82,8 +85,17 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(
             names = "--token",
             paramLabel = "T",
-            description = "Bearer token the runtime requires; also enables the AUTH-* checks.")
+            description = "Bearer token the runtime requires; also enables the AUTH-* checks. Visible in the process"
+                    + " list: prefer --token-file or the environment (SANDBOXD_AUTH_TOKEN_FILE, SANDBOXD_AUTH_TOKEN).")
     String token;
+
+    @Option(
+            names = "--token-file",
+            paramLabel = "FILE",
+            description = "File holding the token (as the daemon's --auth-token-file; env SANDBOXD_AUTH_TOKEN_FILE).")
+    Path tokenFile;
+
+    private Map<String, String> env = System.getenv();
 
     @Option(
             names = "--stream-chunk-size",
@@ -106,6 +118,12 @@ public final class ConformanceCommand implements Callable<Integer> {
     String metadataEnvPrefix;
 
     @Option(
+            names = "--attach-heartbeat",
+            paramLabel = "DURATION",
+            description = "The runtime's configured --attach-heartbeat, e.g. 1s; enables DUR-ATTACH-006.")
+    String attachHeartbeat;
+
+    @Option(
             names = "--allow-root-wipe",
             description = "Run FS-DEL-008, which deletes everything under the runtime's root (last check).")
     boolean allowRootWipe;
@@ -117,7 +135,13 @@ public final class ConformanceCommand implements Callable<Integer> {
     private PrintStream err;
 
     public static int execute(String[] args, PrintStream out, PrintStream err) {
+        return execute(args, System.getenv(), out, err);
+    }
+
+    /** As {@link #execute(String[], PrintStream, PrintStream)}, with the environment given (tests). */
+    public static int execute(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         ConformanceCommand cmd = new ConformanceCommand();
+        cmd.env = env;
         cmd.out = out;
         cmd.err = err;
         CommandLine cl = new CommandLine(cmd);
@@ -140,6 +164,12 @@ public final class ConformanceCommand implements Callable<Integer> {
         if (!List.of("core", "recommended", "extended", "all").contains(level)) {
             return usage("--level must be core, recommended, extended or all (got \"" + level + "\")");
         }
+        Optional<Duration> heartbeat;
+        try {
+            heartbeat = attachHeartbeat == null ? Optional.empty() : Optional.of(GoDuration.parse(attachHeartbeat));
+        } catch (IllegalArgumentException e) {
+            return usage("--attach-heartbeat: " + e.getMessage());
+        }
         URI restUri;
         try {
             restUri = URI.create(rest);
@@ -160,17 +190,24 @@ public final class ConformanceCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return usage(e.getMessage());
         }
+        String resolvedToken;
+        try {
+            resolvedToken = resolveToken();
+        } catch (IllegalArgumentException e) {
+            return usage(e.getMessage());
+        }
         if (reportDir != null) {
             Files.createDirectories(reportDir);
         }
         SuiteOptions options = new SuiteOptions(
                 grpc,
                 restUri,
-                token,
+                resolvedToken,
                 streamChunkSize == null ? OptionalInt.empty() : OptionalInt.of(streamChunkSize),
                 executeOutputLimit,
                 metadataEnvPrefix,
-                allowRootWipe);
+                allowRootWipe,
+                heartbeat);
         try (Suite suite = new Suite(options)) {
             String unreachable = preflight(suite);
             if (unreachable != null) {
@@ -211,6 +248,29 @@ public final class ConformanceCommand implements Callable<Integer> {
         }
     }
 
+    /** --token, else --token-file, else SANDBOXD_AUTH_TOKEN_FILE, else SANDBOXD_AUTH_TOKEN; null for none. */
+    private String resolveToken() {
+        if (token != null) {
+            return token;
+        }
+        String file = tokenFile != null ? tokenFile.toString() : env.get("SANDBOXD_AUTH_TOKEN_FILE");
+        if (file != null) {
+            String t;
+            try {
+                t = Files.readString(Path.of(file), java.nio.charset.StandardCharsets.UTF_8)
+                        .strip();
+            } catch (java.io.IOException | java.nio.file.InvalidPathException e) {
+                throw new IllegalArgumentException("the token file \"" + file + "\" cannot be read");
+            }
+            if (t.isEmpty()) {
+                throw new IllegalArgumentException("the token file \"" + file + "\" is empty");
+            }
+            return t;
+        }
+        String fromEnv = env.get("SANDBOXD_AUTH_TOKEN");
+        return fromEnv == null || fromEnv.isBlank() ? null : fromEnv.strip();
+    }
+
     private int usage(String message) {
         err.println("sandboxd-conformance: " + message);
         err.println(
@@ -230,6 +290,17 @@ public final class ConformanceCommand implements Callable<Integer> {
             return "cannot reach the REST API at " + suite.options().restBase() + ": " + e.getMessage()
                     + " (is the runtime running and the port forwarded?)";
         }
+        String tokenHint = suite.options().token() == null
+                ? "it requires a token: give --token-file FILE (or SANDBOXD_AUTH_TOKEN_FILE / SANDBOXD_AUTH_TOKEN)"
+                : "the token given was refused";
+        try {
+            Reply r = suite.rest().get("/v1/metadata");
+            if (r.status() == 401) {
+                return "the runtime answered 401 Unauthorized to GET /v1/metadata: " + tokenHint;
+            }
+        } catch (Exception e) {
+            return "cannot reach the REST API at " + suite.options().restBase() + ": " + e.getMessage();
+        }
         String hint =
                 " (is the runtime running and the port forwarded? --grpc takes HOST:PORT of the plaintext HTTP/2 port)";
         String target = suite.options().grpcTarget();
@@ -247,6 +318,9 @@ public final class ConformanceCommand implements Callable<Integer> {
                     + (at >= 0 ? m.substring(at + e.address().length() + 2) : m) + hint;
         } catch (GrpcCallException e) {
             Status.Code c = e.code();
+            if (c == Status.Code.UNAUTHENTICATED) {
+                return "the gRPC ProcessService at " + target + " answered UNAUTHENTICATED: " + tokenHint;
+            }
             if (c == Status.Code.UNAVAILABLE || c == Status.Code.DEADLINE_EXCEEDED) {
                 return "cannot reach the gRPC ProcessService at " + target + ": " + Expect.describe(e.status()) + hint;
             }

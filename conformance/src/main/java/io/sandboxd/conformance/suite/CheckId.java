@@ -48,7 +48,10 @@ public enum CheckId {
     PROC_CWD_002(CORE, "1.2", "A relative cwd is resolved under the root."),
     PROC_CWD_003(CORE, "1.2", "An absolute cwd is re-rooted: '/x' means '<root>/x'."),
     PROC_CWD_004(CORE, "1.2", "An absolute cwd that starts with the root's own path means that same path."),
-    PROC_CWD_005(CORE, "1.2", "A cwd escaping the root with '..' fails with PERMISSION_DENIED."),
+    PROC_CWD_005(
+            CORE,
+            "1.2",
+            "A cwd escaping the root with '..' fails with PERMISSION_DENIED (an absolute '/../..' may run in the root instead)."),
     PROC_CWD_006(CORE, "1.2", "A cwd escaping the root through a symlink fails with PERMISSION_DENIED."),
     PROC_CWD_007(
             RECOMMENDED,
@@ -316,6 +319,95 @@ public enum CheckId {
             RECOMMENDED, "3", "With a token configured, gRPC calls without or with a wrong token get UNAUTHENTICATED."),
     AUTH_005(RECOMMENDED, "3", "With a token configured, the gRPC health service needs no token."),
 
+    // §4.1 durable processes (sandboxd.durable.v1alpha1.DurableProcessService)
+    DUR_WIRE_001(EXTENDED, "4.1", "sandboxd.durable.v1alpha1.DurableProcessService is served on the gRPC port."),
+    DUR_START_001(
+            EXTENDED,
+            "4.1",
+            "Start streams started{process_id > 0} first, then the output with offsets from 0, then the exit record last, and ends OK."),
+    DUR_START_002(EXTENDED, "4.1", "With detach, the process keeps running after its starting stream ends."),
+    DUR_START_003(EXTENDED, "4.1", "Without detach, the end of the starting stream kills the whole process tree."),
+    DUR_TAG_001(
+            EXTENDED,
+            "4.1",
+            "A tag is unique among live processes (ALREADY_EXISTS); Get, Attach and Wait accept it; it is free again once its process ended."),
+    DUR_ID_001(
+            EXTENDED,
+            "4.1",
+            "Ids are one space: process.v1 WriteStdin and SendSignal reach a process of this service."),
+    DUR_ID_002(
+            EXTENDED,
+            "4.1",
+            "A process.v1 Start process is listed while it runs and attachable as a second viewer; its own stream is unchanged."),
+    DUR_ATTACH_001(
+            EXTENDED,
+            "4.1",
+            "Attach replays exactly the bytes from the offsets given, each output event carrying its stream and first byte's offset."),
+    DUR_ATTACH_002(
+            EXTENDED,
+            "4.1",
+            "A client that reattaches with the last offsets it saw, while the process runs, gets every byte exactly once."),
+    DUR_ATTACH_003(EXTENDED, "4.1", "An offset beyond what a stream has written fails with OUT_OF_RANGE."),
+    DUR_ATTACH_004(EXTENDED, "4.1", "Attach, Get and Wait of an unknown id or tag fail with NOT_FOUND."),
+    DUR_ATTACH_005(
+            EXTENDED,
+            "4.1",
+            "Output no longer retained arrives as one gap event (stream, offset, exact length, RETENTION), then the rest byte-exact."),
+    DUR_ATTACH_006(
+            EXTENDED,
+            "4.1",
+            "A silent attach stream gets heartbeat events at the configured interval (needs --attach-heartbeat)."),
+    DUR_ATTACH_007(EXTENDED, "4.1", "A stalled attacher stalls neither the process nor another attacher."),
+    DUR_LIST_001(
+            EXTENDED,
+            "4.1",
+            "List shows running processes (id, tag, command, RUNNING, pid); with all, ended ones with their exit record too."),
+    DUR_LIST_002(EXTENDED, "4.1", "Get of a running process reports the CPU time and RSS of its whole process tree."),
+    DUR_WAIT_001(
+            EXTENDED,
+            "4.1",
+            "Wait returns the exit record once the process ends, at once when it has: code, EXITED or SIGNALED and the signal."),
+    DUR_TIMEOUT_001(
+            EXTENDED,
+            "4.1",
+            "A server-side timeout ends the whole tree (SIGTERM, a grace, then SIGKILL) and the exit record says timed_out."),
+    DUR_PTY_001(
+            EXTENDED,
+            "4.1",
+            "A PTY process's output comes as stdout; after process.v1 ResizeTTY a reattaching client sees output at the new size."),
+    // §4.2 filesystem watch (extended): GET /sandboxd/v1alpha1/watch
+    WATCH_EVT_001(
+            EXTENDED,
+            "4.2",
+            "A process writing and deleting a file in a watched directory gives created (entry file), modified and deleted, in order, with increasing ids."),
+    WATCH_EVT_002(
+            EXTENDED,
+            "4.2",
+            "A recursive watch reports every entry made in new nested directories, also those made before the directories could be watched, and watches them."),
+    WATCH_EVT_003(
+            EXTENDED,
+            "4.2",
+            "A rename inside the watched tree is one moved event with the old and the new path; a rename out is deleted, one in is created with its contents."),
+    WATCH_EVT_004(
+            EXTENDED,
+            "4.2",
+            "Entries matching exclude globs (.git, node_modules, *.log) are not reported at any depth."),
+    WATCH_RES_001(
+            EXTENDED,
+            "4.2",
+            "A watch resumed with a cursor gets every event after it and nothing before; a cursor that is not retained gets resync first."),
+    WATCH_SSE_001(
+            EXTENDED,
+            "4.2",
+            "The watch is text/event-stream: each event is an id: line, a data: line of JSON whose seq equals the id, and an empty line."),
+    WATCH_ERR_001(
+            EXTENDED,
+            "4.2",
+            "A watch of a missing path is 404, of a symlink out of the root 403, and one with a bad or missing parameter 400, as JSON errors."),
+    WATCH_END_001(
+            EXTENDED,
+            "4.2",
+            "Deleting the watched directory reports its deletion, then an error event (NOT_FOUND), and the stream ends."),
     // §4.4 code contexts (extended): a python kernelspec; skipped when the runtime has none
     CODE_EXEC_001(
             EXTENDED,

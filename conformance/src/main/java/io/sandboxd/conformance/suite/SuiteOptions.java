@@ -1,6 +1,8 @@
 package io.sandboxd.conformance.suite;
 
 import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -15,4 +17,5 @@ public record SuiteOptions(
         OptionalInt streamChunkSize,
         int executeOutputLimit,
         String metadataEnvPrefix,
-        boolean allowRootWipe) {}
+        boolean allowRootWipe,
+        Optional<Duration> attachHeartbeat) {}

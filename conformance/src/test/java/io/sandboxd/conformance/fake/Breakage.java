@@ -29,5 +29,9 @@ public enum Breakage {
     /** gRPC: the pty request is ignored (pipes instead). */
     PTY_IGNORED,
     /** gRPC: a signal sent within 500 ms of the start is answered OK but never delivered. */
-    EARLY_SIGNAL_LOST
+    EARLY_SIGNAL_LOST,
+    /** gRPC: a relative cwd with '..' may leave the root. */
+    CWD_ESCAPES,
+    /** gRPC: with a pty, none of the process's output is sent (a different defect from not merging stderr). */
+    PTY_OUTPUT_LOST
 }

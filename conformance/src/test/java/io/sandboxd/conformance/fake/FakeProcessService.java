@@ -56,13 +56,27 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
 
     private ProcessBuilder builder(ProcessConfig cfg, List<String> command) {
         ProcessBuilder pb = new ProcessBuilder(command);
-        String cwd = cfg.hasCwd() ? cfg.getCwd() : "";
-        while (cwd.startsWith("/")) {
-            cwd = cwd.substring(1);
-        }
-        pb.directory(root.resolve(cwd).normalize().toFile());
+        pb.directory(directory(cfg.hasCwd() ? cfg.getCwd() : ""));
         pb.environment().putAll(cfg.getEnvVarsMap());
         return pb;
+    }
+
+    /**
+     * As upstream does: an absolute cwd is cleaned, then re-rooted (so "/../.." is the root); a
+     * relative one that leaves the root is PERMISSION_DENIED (unless {@link Breakage#CWD_ESCAPES}).
+     */
+    private File directory(String cwd) {
+        if (cwd.startsWith("/")) {
+            return root.resolve(Path.of(cwd).normalize().toString().substring(1))
+                    .toFile();
+        }
+        Path dir = root.resolve(cwd).normalize();
+        if (!dir.startsWith(root) && !broken.contains(Breakage.CWD_ESCAPES)) {
+            throw Status.PERMISSION_DENIED
+                    .withDescription("cwd escapes the root")
+                    .asRuntimeException();
+        }
+        return dir.toFile();
     }
 
     private Status startError(IOException e) {
@@ -108,6 +122,8 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
             out.onCompleted();
         } catch (IOException e) {
             out.onError(startError(e).asRuntimeException());
+        } catch (io.grpc.StatusRuntimeException e) {
+            out.onError(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             out.onError(Status.CANCELLED.asRuntimeException());
@@ -145,6 +161,9 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
         } catch (IOException e) {
             out.onError(startError(e).asRuntimeException());
             return;
+        } catch (io.grpc.StatusRuntimeException e) {
+            out.onError(e);
+            return;
         }
         int id = ids.incrementAndGet();
         running.put(id, new Running(p, p.getOutputStream(), pty, System.nanoTime()));
@@ -155,7 +174,15 @@ final class FakeProcessService extends ProcessServiceGrpc.ProcessServiceImplBase
                     .setInit(InitEvent.newBuilder().setProcessId(id))
                     .build());
         }
-        Thread o = pump(p.getInputStream(), out, lock, false);
+        Thread o = pty && broken.contains(Breakage.PTY_OUTPUT_LOST)
+                ? daemon(() -> {
+                    try {
+                        p.getInputStream().transferTo(OutputStream.nullOutputStream());
+                    } catch (IOException ignored) {
+                        // the process ended
+                    }
+                })
+                : pump(p.getInputStream(), out, lock, false);
         Thread e = pump(p.getErrorStream(), out, lock, !broken.contains(Breakage.STDERR_AS_STDOUT));
         daemon(() -> {
             try {

@@ -22,7 +22,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** `java -jar sandboxd-controller.jar`: in-cluster or kubeconfig credentials (fabric8 auto-config). */
 @Command(
@@ -43,6 +45,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
             names = "--extensions",
             defaultValue = "true",
             negatable = true,
+            arity = "0..1",
             fallbackValue = "true",
             description =
                     "Run the SandboxTemplate, SandboxWarmPool and SandboxClaim controllers (default ${DEFAULT-VALUE}).")
@@ -52,6 +55,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
             names = "--leader-elect",
             defaultValue = "true",
             negatable = true,
+            arity = "0..1",
             fallbackValue = "true",
             description = "Use a Lease so only one replica reconciles (default ${DEFAULT-VALUE}).")
     boolean leaderElect;
@@ -75,25 +79,25 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     String metricsAddress;
 
     @Option(
-            names = "--sandbox-workers",
+            names = {"--sandbox-workers", "--sandbox-concurrent-workers"},
             defaultValue = "32",
             description = "Concurrent Sandbox reconciles (default ${DEFAULT-VALUE}).")
     int sandboxWorkers;
 
     @Option(
-            names = "--claim-workers",
+            names = {"--claim-workers", "--sandbox-claim-concurrent-workers"},
             defaultValue = "32",
             description = "Concurrent SandboxClaim reconciles (default ${DEFAULT-VALUE}).")
     int claimWorkers;
 
     @Option(
-            names = "--warm-pool-workers",
+            names = {"--warm-pool-workers", "--sandbox-warm-pool-concurrent-workers"},
             defaultValue = "4",
             description = "Concurrent SandboxWarmPool reconciles (default ${DEFAULT-VALUE}).")
     int warmPoolWorkers;
 
     @Option(
-            names = "--template-workers",
+            names = {"--template-workers", "--sandbox-template-concurrent-workers"},
             defaultValue = "2",
             description = "Concurrent SandboxTemplate reconciles (default ${DEFAULT-VALUE}).")
     int templateWorkers;
@@ -105,8 +109,8 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                     + " on, not ready, while they retry (default ${DEFAULT-VALUE}).")
     int cacheSyncTimeoutSeconds;
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
     /** The --*-workers flags; each names itself when it is below 1. */
     ControllerOptions.Workers workers() {
@@ -124,7 +128,14 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Main()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command with upstream's flags that have no effect here declared too. */
+    static CommandLine commandLine() {
+        CommandLine cmd = new CommandLine(new Main());
+        UpstreamFlags.ALL.addTo(cmd.getCommandSpec());
+        return cmd;
     }
 
     /**
@@ -157,9 +168,29 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                 false);
     }
 
+    private static Map<String, String> systemProperties(String... keys) {
+        Map<String, String> m = new java.util.HashMap<>();
+        for (String k : keys) {
+            String v = System.getProperty(k);
+            if (v != null) m.put(k, v);
+        }
+        return m;
+    }
+
     @Override
     public Integer call() throws Exception {
+        for (String warning : UpstreamFlags.ALL.warnings(spec.commandLine().getParseResult())) {
+            LOG.warn(warning);
+        }
         ControllerOptions.Workers workers = workers();
+        java.util.Optional<String> noCluster = ClusterAccess.missing(
+                System.getenv(),
+                systemProperties("kubernetes.master", "kubeconfig"),
+                java.nio.file.Path.of(System.getProperty("user.home")));
+        if (noCluster.isPresent()) {
+            spec.commandLine().getErr().println("sandboxd-controller: " + noCluster.get());
+            return 1;
+        }
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);

@@ -60,15 +60,17 @@ public final class Main {
             io.sandboxd.daemon.config.DurableConfig durable,
             io.sandboxd.daemon.code.CodeSettings code,
             io.sandboxd.daemon.fs.ArchiveLimits archives,
+            io.sandboxd.daemon.fs.watch.WatchSettings watch,
             int exitCode) {
         Parsed(DaemonConfig config, int exitCode) {
-            this(config, null, null, null, exitCode);
+            this(config, null, null, null, null, exitCode);
         }
     }
 
     static Parsed parse(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         SandboxdCommand options = new SandboxdCommand();
         CommandLine cmd = new CommandLine(options);
+        SandboxdCommand.UPSTREAM_ONLY.addTo(cmd.getCommandSpec());
         cmd.setDefaultValueProvider(new EnvDefaults(env));
         cmd.setOut(new PrintWriter(out, true));
         cmd.setErr(new PrintWriter(err, true));
@@ -78,11 +80,19 @@ public final class Main {
                 return new Parsed(null, 0);
             }
             DaemonConfig config = options.toConfig(cmd, env);
+            if (!parsed.hasMatchedOption("--root-dir") && !env.containsKey(EnvDefaults.variableFor("--root-dir"))) {
+                err.println("sandboxd: no --root-dir (or SANDBOXD_ROOT_DIR) given: using " + config.rootDir());
+            }
+            for (String warning : SandboxdCommand.UPSTREAM_ONLY.warnings(parsed)) {
+                err.println("sandboxd: " + warning);
+            }
+            err.flush();
             return new Parsed(
                     config,
                     options.toDurableConfig(cmd, config.rootDir()),
                     options.toCodeSettings(cmd),
                     options.toArchiveLimits(cmd),
+                    options.watch.toSettings(cmd, config.httpIdleTimeout()),
                     0);
         } catch (CommandLine.ParameterException e) {
             err.println("sandboxd: " + oneLine(e.getMessage()) + " (see --help)");
@@ -107,6 +117,7 @@ public final class Main {
                     p.durable(),
                     p.code(),
                     p.archives(),
+                    p.watch(),
                     preloader.metrics(),
                     RequestLog.stderr(p.config().logFormat()));
         } catch (java.io.UncheckedIOException e) {

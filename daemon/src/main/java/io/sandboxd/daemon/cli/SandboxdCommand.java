@@ -162,6 +162,9 @@ public final class SandboxdCommand {
                     "Heartbeat on an attach stream silent this long (env SANDBOXD_ATTACH_HEARTBEAT, default ${DEFAULT-VALUE}).")
     Duration attachHeartbeat;
 
+    @CommandLine.Mixin
+    WatchOptions watch = new WatchOptions();
+
     @Option(
             names = "--code-max-contexts",
             defaultValue = "" + CodeSettings.DEFAULT_MAX_CONTEXTS,
@@ -233,6 +236,19 @@ public final class SandboxdCommand {
             description = "Request log format: text or json (env SANDBOXD_LOG_FORMAT, default ${DEFAULT-VALUE}).")
     String logFormat;
 
+    @Option(
+            names = "--zap-encoder",
+            description = "Upstream's log encoder flag: json or console, the same as --log-format json or text; "
+                    + "--log-format (or its env) wins when both are given.")
+    String zapEncoder;
+
+    /** Upstream's other flags (its zap logging options), accepted with a warning: see {@link NoEffectFlags}. */
+    static final NoEffectFlags UPSTREAM_ONLY = new NoEffectFlags(java.util.List.of(
+            new NoEffectFlags.Flag("--zap-devel", true, "the log is one line per request in --log-format"),
+            new NoEffectFlags.Flag("--zap-log-level", false, "the daemon logs startup, requests and warnings only"),
+            new NoEffectFlags.Flag("--zap-stacktrace-level", false, "log lines carry no stack traces"),
+            new NoEffectFlags.Flag("--zap-time-encoding", false, "times are always RFC 3339 in UTC")));
+
     /** Validates and resolves the options. @throws CommandLine.ParameterException on a bad value */
     DaemonConfig toConfig(CommandLine cmd, java.util.Map<String, String> env) {
         checkPort(cmd, "--grpc-port", grpcPort);
@@ -270,12 +286,7 @@ public final class SandboxdCommand {
         }
         ChildCredentials runAs = runAs(cmd);
         String prefix = metadataEnvPrefix == null || metadataEnvPrefix.isEmpty() ? "SANDBOX_" : metadataEnvPrefix;
-        LogFormat format;
-        try {
-            format = LogFormat.valueOf(logFormat.trim().toUpperCase(java.util.Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw bad(cmd, "--log-format must be text or json (got \"" + logFormat + "\")");
-        }
+        LogFormat format = logFormat(cmd, env);
         return new DaemonConfig(
                 listenHost,
                 grpcPort,
@@ -291,6 +302,26 @@ public final class SandboxdCommand {
                 format,
                 grpcMaxConcurrentCalls,
                 runAs);
+    }
+
+    private LogFormat logFormat(CommandLine cmd, java.util.Map<String, String> env) {
+        boolean formatGiven = cmd.getParseResult().hasMatchedOption("--log-format")
+                || env.containsKey(EnvDefaults.variableFor("--log-format"));
+        if (zapEncoder != null && !formatGiven) {
+            switch (zapEncoder.trim()) {
+                case "json":
+                    return LogFormat.JSON;
+                case "console":
+                    return LogFormat.TEXT;
+                default:
+                    throw bad(cmd, "--zap-encoder must be json or console (got \"" + zapEncoder + "\")");
+            }
+        }
+        try {
+            return LogFormat.valueOf(logFormat.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw bad(cmd, "--log-format must be text or json (got \"" + logFormat + "\")");
+        }
     }
 
     private ChildCredentials runAs(CommandLine cmd) {
@@ -405,10 +436,7 @@ public final class SandboxdCommand {
         } catch (java.nio.file.FileAlreadyExistsException e) {
             throw bad(cmd, "root dir \"" + rootDir + "\" is not a directory");
         } catch (IOException | SecurityException e) {
-            throw bad(
-                    cmd,
-                    "root dir \"" + rootDir + "\": cannot create ("
-                            + e.getClass().getSimpleName() + ")");
+            throw bad(cmd, "root dir \"" + rootDir + "\": cannot create it: " + StartFailure.io(e));
         }
     }
 
@@ -464,10 +492,8 @@ public final class SandboxdCommand {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Optional.ofNullable(SandboxdCommand.class.getPackage().getImplementationVersion())
-                    .orElse("dev");
             return new String[] {
-                "sandboxd, version " + v,
+                "sandboxd, version " + BuildInfo.value("version") + " (revision: " + BuildInfo.value("revision") + ")",
                 "  java version:     " + System.getProperty("java.version"),
                 "  platform:         " + System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT) + "/"
                         + System.getProperty("os.arch")

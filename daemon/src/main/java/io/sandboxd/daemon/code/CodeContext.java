@@ -10,12 +10,14 @@ import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One code context: a kernel (restartable under the same id) and its executions, which run one at
  * a time in submission order. Protocol events, timers and state changes all happen on the
- * {@link KernelLoop}; the public methods may be called from any thread and hand their work to it.
+ * {@link KernelLoop} (holding its lock); the public methods may be called from any thread and
+ * hand their work to it.
  *
  * <p>An execution is done when the kernel has sent both its execute_reply (shell) and the idle
  * status for it (iopub), so every output came before the outcome; if the idle status is lost the
@@ -50,7 +52,7 @@ public final class CodeContext {
     private volatile long pid;
     private volatile int queuedCount;
 
-    // Loop thread only.
+    // On the loop only.
     private final ArrayDeque<CodeExecution> queue = new ArrayDeque<>();
     private CodeExecution running;
     private Kernel kernel;
@@ -114,26 +116,32 @@ public final class CodeContext {
         return ready;
     }
 
-    /** Loop thread: spawns off the loop (posix_spawn and the file write block briefly), adopts on it. */
+    /** On the loop: spawns off it (posix_spawn and the file write block briefly), adopts on it. */
     private void launch(CompletableFuture<Void> ready) {
         int seq = ++launches;
         state = ContextState.STARTING;
-        spawns.execute(() -> {
-            KernelLauncher.Spawned s;
-            try {
-                s = launcher.spawn(id + "-" + seq + ".json", spec, cwd, env);
-            } catch (SandboxException | RuntimeException e) {
-                loop.execute(() -> {
-                    if (seq == launches && !deleted) {
-                        markDead();
-                        failQueued(State.KERNEL_DIED, "the kernel could not be started");
-                    }
-                    ready.completeExceptionally(e);
-                });
-                return;
-            }
-            loop.execute(() -> adopt(seq, s, ready));
-        });
+        try {
+            spawns.execute(() -> {
+                KernelLauncher.Spawned s;
+                try {
+                    s = launcher.spawn(id + "-" + seq + ".json", spec, cwd, env);
+                } catch (SandboxException | RuntimeException e) {
+                    loop.execute(() -> notStarted(seq, ready, e));
+                    return;
+                }
+                loop.execute(() -> adopt(seq, s, ready));
+            });
+        } catch (RejectedExecutionException e) {
+            notStarted(seq, ready, new SandboxException(ErrorKind.UNAVAILABLE, "sandboxd is shutting down"));
+        }
+    }
+
+    private void notStarted(int seq, CompletableFuture<Void> ready, Exception why) {
+        if (seq == launches && !deleted) {
+            markDead();
+            failQueued(State.KERNEL_DIED, "the kernel could not be started");
+        }
+        ready.completeExceptionally(why);
     }
 
     private void adopt(int seq, KernelLauncher.Spawned s, CompletableFuture<Void> ready) {
@@ -147,19 +155,25 @@ public final class CodeContext {
         }
         kernel = k;
         pid = s.process().pid();
-        s.process().finished().whenComplete((code, err) -> loop.execute(() -> exited(k, code == null ? -1 : code)));
-        k.conn.open();
-        k.handshake();
+        // The deadline first: whatever happens below, this start ends, and so does its Restart.
         long startMillis = settings.startTimeout().toMillis();
         k.startDeadline = loop.schedule(startMillis, () -> {
             if (!k.ready.isDone()) {
                 gone(
                         k,
                         "the kernel did not answer within "
-                                + settings.startTimeout().toSeconds() + " s (--code-start-timeout)",
+                                + settings.startTimeout().toSeconds() + " s (--code-start-timeout): "
+                                + k.handshakeState(),
                         ErrorKind.DEADLINE_EXCEEDED);
             }
         });
+        s.process().finished().whenComplete((code, err) -> loop.execute(() -> exited(k, code == null ? -1 : code)));
+        try {
+            k.conn.open();
+            k.handshake();
+        } catch (RuntimeException e) {
+            gone(k, "sandboxd could not connect to the kernel (" + e.getMessage() + ")", ErrorKind.INTERNAL);
+        }
     }
 
     private void becameReady(Kernel k) {
@@ -246,6 +260,7 @@ public final class CodeContext {
         loop.execute(() -> {
             deleted = true;
             retire(why);
+            launcher.forget(id);
             markDead();
             done.complete(null);
         });
@@ -253,11 +268,8 @@ public final class CodeContext {
     }
 
     private void retire(String why) {
-        CodeExecution r = running;
-        if (r != null) {
-            finish(r, new ExecutionOutcome(State.ABORTED, r.executionCount, why, r.oversized));
-        }
-        failQueued(State.ABORTED, why);
+        // The kernel goes first: finishing the running execution pumps the queue, which must not
+        // hand the next execution to this kernel (it would wait for a reply that never comes).
         Kernel k = kernel;
         kernel = null;
         if (k != null && !k.gone) {
@@ -265,6 +277,11 @@ public final class CodeContext {
             k.cleanUp();
             k.ready.completeExceptionally(new SandboxException(ErrorKind.FAILED_PRECONDITION, why));
         }
+        CodeExecution r = running;
+        if (r != null) {
+            finish(r, new ExecutionOutcome(State.ABORTED, r.executionCount, why, r.oversized));
+        }
+        failQueued(State.ABORTED, why);
     }
 
     // ---- executions -------------------------------------------------------------------------
@@ -440,7 +457,7 @@ public final class CodeContext {
         finish(e, new ExecutionOutcome(s, e.executionCount, message, e.oversized));
     }
 
-    // ---- protocol events (loop thread) ------------------------------------------------------
+    // ---- protocol events (on the loop) -----------------------------------------------------
 
     private void onIopub(Kernel k, KernelMessage m) {
         if (k != kernel) {
@@ -512,6 +529,7 @@ public final class CodeContext {
         boolean gone;
         boolean infoReplied;
         boolean iopubSeen;
+        int iopubDrops;
         long lastBeatNanos;
         KernelLoop.Timer startDeadline;
         KernelLoop.Timer handshakeTimer;
@@ -532,6 +550,14 @@ public final class CodeContext {
             handshakeTimer = loop.schedule(HANDSHAKE_RETRY_MILLIS, this::handshake);
         }
 
+        /** What the start is still waiting for, for the start-timeout error. */
+        String handshakeState() {
+            String s = !infoReplied && !iopubSeen
+                    ? "no reply to kernel_info_request on shell and nothing on iopub"
+                    : !infoReplied ? "no reply to kernel_info_request on shell" : "nothing on iopub";
+            return iopubDrops == 0 ? s : s + " (iopub reconnected " + iopubDrops + " times)";
+        }
+
         void checkReady() {
             if (infoReplied && iopubSeen && !ready.isDone() && !gone) {
                 becameReady(this);
@@ -546,8 +572,9 @@ public final class CodeContext {
                 }
             }
             conn.close();
-            process.file().delete();
+            // killed first: a kernel still starting rewrites its file, which must not outlive it
             process.process().killTree();
+            process.file().delete();
         }
 
         @Override
@@ -588,6 +615,7 @@ public final class CodeContext {
                 e.oversized++;
             }
             iopubSeen = false;
+            iopubDrops++;
             if (handshakeTimer != null) {
                 handshakeTimer.cancel();
             }

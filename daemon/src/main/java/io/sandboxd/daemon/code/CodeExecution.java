@@ -2,7 +2,7 @@ package io.sandboxd.daemon.code;
 
 /**
  * One Execute on a context: queued, then running, then finished. Its fields belong to the kernel
- * loop thread; {@link #cancel()} may be called from any thread.
+ * loop; {@link #cancel()} may be called from any thread.
  */
 public final class CodeExecution {
     final String code;

@@ -14,7 +14,7 @@ import org.zeromq.ZMQ;
  * frames beyond {@code maxMessageSize} make ZeroMQ end the connection for good (a protocol error:
  * no reconnect). Monitors see that: iopub is then opened afresh (the outputs in between are lost
  * and reported), while shell is reported so the context can end a kernel that misbehaves there.
- * Loop thread only.
+ * On the loop only.
  */
 final class KernelConnection {
     /** How many messages one socket may deliver per poll round, so one chatty kernel cannot starve the rest. */
@@ -22,7 +22,7 @@ final class KernelConnection {
 
     private static final AtomicLong MONITORS = new AtomicLong();
 
-    /** What the connection reports, on the loop thread. */
+    /** What the connection reports, on the loop. */
     interface Listener {
         void onIopub(KernelMessage m);
 
@@ -84,10 +84,28 @@ final class KernelConnection {
     }
 
     private void iopubDropped() {
-        loop.close(iopubMonitor);
-        loop.close(iopub);
+        closeMonitored(iopub, iopubMonitor);
         openIopub();
         listener.onIopubDropped();
+    }
+
+    /**
+     * Stops {@code s}'s monitor before closing either socket. JeroMQ's I/O thread sends monitor
+     * events with a blocking send: a disconnection seen after the receiving PAIR was closed (the
+     * kernel killed while its sockets are still being torn down) blocked that thread for good,
+     * and with it every kernel's connections (a Restart then timed out waiting for a kernel that
+     * was up and listening).
+     */
+    private void closeMonitored(ZMQ.Socket s, ZMQ.Socket monitor) {
+        if (s != null) {
+            s.monitor(null, 0);
+        }
+        if (monitor != null) {
+            loop.close(monitor);
+        }
+        if (s != null) {
+            loop.close(s);
+        }
     }
 
     /** A PAIR socket receiving {@code s}'s disconnections, which runs {@code onDisconnect} for each. */
@@ -171,7 +189,9 @@ final class KernelConnection {
 
     /** Closes every socket; nothing is reported afterwards. */
     void close() {
-        for (ZMQ.Socket s : new ZMQ.Socket[] {iopubMonitor, shellMonitor, shell, control, iopub, hb}) {
+        closeMonitored(shell, shellMonitor);
+        closeMonitored(iopub, iopubMonitor);
+        for (ZMQ.Socket s : new ZMQ.Socket[] {control, hb}) {
             if (s != null) {
                 loop.close(s);
             }

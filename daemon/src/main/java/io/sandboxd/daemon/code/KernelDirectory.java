@@ -1,10 +1,15 @@
 package io.sandboxd.daemon.code;
 
+import io.sandboxd.daemon.errors.ErrorKind;
+import io.sandboxd.daemon.errors.SandboxException;
+import io.sandboxd.daemon.process.os.ChildCredentials;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
@@ -42,8 +47,65 @@ final class KernelDirectory {
         return path;
     }
 
+    /**
+     * A --run-as-user kernel reads its connection file itself, so every directory above this one
+     * must be searchable for that user (a --state-dir of mode 0700 is not): said here, at
+     * CreateContext, rather than as a kernel that exits at once. Mode bits only (an ACL that
+     * grants more is not read).
+     *
+     * @throws SandboxException FAILED_PRECONDITION naming the directory the user cannot search
+     */
+    void checkReachableBy(ChildCredentials user) throws SandboxException {
+        if (user.inherits()) {
+            return;
+        }
+        for (Path p = path.getParent(); p != null; p = p.getParent()) {
+            Map<String, Object> a;
+            try {
+                a = Files.readAttributes(p, "unix:mode,uid,gid");
+            } catch (IOException | UnsupportedOperationException e) {
+                return; // cannot tell: let the kernel try
+            }
+            if (!searchable((Integer) a.get("mode"), (Integer) a.get("uid"), (Integer) a.get("gid"), user)) {
+                throw new SandboxException(
+                        ErrorKind.FAILED_PRECONDITION,
+                        "kernels run as --run-as-user " + user.uid() + " cannot reach their connection files in"
+                                + " --state-dir: " + p + " is not searchable for that user (give it o+x)");
+            }
+        }
+    }
+
+    /** Whether {@code user} may search (x) a directory with these mode bits and owner (POSIX rules, root may). */
+    static boolean searchable(int mode, int ownerUid, int ownerGid, ChildCredentials user) {
+        if (user.uid() == 0) {
+            return true;
+        }
+        if (ownerUid == user.uid()) {
+            return (mode & 0100) != 0;
+        }
+        boolean inGroup = ownerGid == user.gid();
+        for (int g : user.groups()) {
+            inGroup |= g == ownerGid;
+        }
+        return (mode & (inGroup ? 0010 : 0001)) != 0;
+    }
+
     void delete() {
         deleteTree(path);
+    }
+
+    /**
+     * Deletes the connection files whose names start with {@code prefix}: ipykernel rewrites its
+     * file while starting, so one killed just then can leave a file behind its own deletion.
+     */
+    void deleteFiles(String prefix) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(path, prefix + "*.json")) {
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            // the whole directory goes at shutdown and at the next start
+        }
     }
 
     private static void deleteTree(Path p) {

@@ -32,9 +32,11 @@ final class KernelLauncher {
 
     /**
      * @param fileName the connection file's name (unique per kernel)
-     * @throws SandboxException what the process core throws for the cwd, env, binary or cap
+     * @throws SandboxException what the process core throws for the cwd, env, binary or cap;
+     *     FAILED_PRECONDITION when a --run-as-user kernel could not read its connection file
      */
     Spawned spawn(String fileName, Kernelspec spec, String cwd, Map<String, String> env) throws SandboxException {
+        directory.checkReachableBy(runAs);
         ConnectionFile file;
         try {
             file = ConnectionFile.create(directory.path().resolve(fileName), runAs);
@@ -53,5 +55,10 @@ final class KernelLauncher {
             file.delete();
             throw e;
         }
+    }
+
+    /** Deletes whatever connection files of context {@code contextId} are left (on Delete). */
+    void forget(String contextId) {
+        directory.deleteFiles(contextId + "-");
     }
 }

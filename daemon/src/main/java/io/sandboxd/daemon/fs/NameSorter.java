@@ -45,6 +45,13 @@ final class NameSorter implements AutoCloseable {
     private final boolean selectInMemory;
 
     private final List<Name> run = new ArrayList<>();
+    /**
+     * In {@link #selectInMemory} mode after the first cut, the largest name kept: a name above it
+     * can never be among the {@code keep} smallest, so it is dropped on arrival. Most names of a
+     * big directory then cost one comparison and a page's selection is nearly linear.
+     */
+    private Name ceiling;
+
     private long runBytes;
     private SpillFile spill;
     private boolean holdsPermit;
@@ -77,6 +84,9 @@ final class NameSorter implements AutoCloseable {
     }
 
     void add(Name name) throws IOException {
+        if (ceiling != null && name.compareTo(ceiling) > 0) {
+            return;
+        }
         run.add(name);
         runBytes += name.length();
         if (selectInMemory) {
@@ -93,6 +103,7 @@ final class NameSorter implements AutoCloseable {
         run.sort(null);
         if (run.size() > keep) {
             run.subList(keep, run.size()).clear();
+            ceiling = run.get(keep - 1);
         }
     }
 

@@ -1,6 +1,8 @@
 package io.sandboxd.daemon.fs;
 
 import com.sun.jna.LastErrorException;
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
 import io.sandboxd.daemon.errors.SandboxException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -26,6 +28,10 @@ final class TarExtractor {
     private final FileOwner owner;
     private final ArchiveLimits limits;
     private final byte[] buffer = new byte[BUFFER];
+    /** What write(2) is given: only the bytes read are copied into it (see {@link Posix.C#write}). */
+    private final Memory nativeBuffer = new Memory(BUFFER);
+
+    private final long address = Pointer.nativeValue(nativeBuffer);
     private final List<DeferredMode> deferred = new ArrayList<>();
     private long entries;
     private long bytes;
@@ -58,6 +64,7 @@ final class TarExtractor {
         } finally {
             closeUnlessStart(cachedFd, stagingFd);
             cachedFd = -1;
+            nativeBuffer.close();
         }
     }
 
@@ -166,10 +173,10 @@ final class TarExtractor {
     }
 
     private void writeFully(int fd, int n) throws LastErrorException {
+        nativeBuffer.write(0, buffer, 0, n);
         int off = 0;
         while (off < n) {
-            int w = (int) Posix.C.write(fd, off == 0 ? buffer : java.util.Arrays.copyOfRange(buffer, off, n), n - off);
-            off += w;
+            off += (int) Posix.C.write(fd, address + off, n - off);
         }
     }
 

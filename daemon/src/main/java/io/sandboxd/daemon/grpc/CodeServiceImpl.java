@@ -45,9 +45,10 @@ import java.util.function.Function;
 /**
  * The thin gRPC adapter of {@code sandboxd.code.v1alpha1.CodeContextService} (issue 20) over the
  * core's {@link CodeContexts}. Handlers run on the transport's event loops and never wait:
- * kernel start, restart and delete complete through futures, and Execute's events are sent from
- * the kernel loop thread, the only thread that touches the call afterwards. An Execute's output
- * in flight is bounded by {@code --code-output-limit}, so it needs no flow control of its own.
+ * kernel start, restart and delete complete through futures, and Execute's events are sent on the
+ * kernel loop (holding its lock, so one at a time and in order), the only place that touches the
+ * call afterwards. An Execute's output in flight is bounded by {@code --code-output-limit}, so it
+ * needs no flow control of its own.
  */
 final class CodeServiceImpl extends CodeContextServiceGrpc.CodeContextServiceImplBase {
     private final CodeContexts contexts;
@@ -98,7 +99,7 @@ final class CodeServiceImpl extends CodeContextServiceGrpc.CodeContextServiceImp
         }
     }
 
-    /** Sends an execution's events on its call; kernel loop thread only. */
+    /** Sends an execution's events on its call; on the kernel loop only. */
     private static final class EventSink implements ExecutionSink {
         private final ServerCallStreamObserver<ExecuteEvent> out;
 
@@ -178,11 +179,20 @@ final class CodeServiceImpl extends CodeContextServiceGrpc.CodeContextServiceImp
 
     private static <T, R> void reply(CompletableFuture<T> f, StreamObserver<R> observer, Function<T, R> toReply) {
         f.whenComplete((v, err) -> {
+            Throwable failure = err;
+            R r = null;
+            if (failure == null) {
+                try {
+                    r = toReply.apply(v);
+                } catch (RuntimeException e) {
+                    failure = e; // never leave the call without an answer
+                }
+            }
             try {
-                if (err != null) {
-                    observer.onError(StatusMapper.toStatus(err));
+                if (failure != null) {
+                    observer.onError(StatusMapper.toStatus(failure));
                 } else {
-                    observer.onNext(toReply.apply(v));
+                    observer.onNext(r);
                     observer.onCompleted();
                 }
             } catch (RuntimeException cancelled) {

@@ -16,11 +16,13 @@ import io.sandboxd.api.durable.v1alpha1.ProcessRef;
 import io.sandboxd.api.durable.v1alpha1.ProcessState;
 import io.sandboxd.api.durable.v1alpha1.StartRequest;
 import io.sandboxd.api.durable.v1alpha1.Started;
+import io.sandboxd.api.durable.v1alpha1.TreeUsage;
 import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.process.DurableProcess;
 import io.sandboxd.daemon.process.DurableProcesses;
 import io.sandboxd.daemon.process.OutputKind;
+import io.sandboxd.daemon.process.os.SessionUsage;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -144,8 +146,10 @@ final class DurableServiceImpl extends DurableProcessServiceGrpc.DurableProcessS
     @Override
     public void list(ListRequest request, StreamObserver<ListResponse> observer) {
         ListResponse.Builder b = ListResponse.newBuilder();
-        for (DurableProcess d : processes.list(request.getAll())) {
-            b.addProcesses(info(d));
+        java.util.List<DurableProcess> ps = processes.list(request.getAll());
+        java.util.Map<Integer, SessionUsage.Usage> usage = processes.treeUsage(ps);
+        for (DurableProcess d : ps) {
+            b.addProcesses(info(d, usage.get(d.id())));
         }
         observer.onNext(b.build());
         observer.onCompleted();
@@ -154,7 +158,8 @@ final class DurableServiceImpl extends DurableProcessServiceGrpc.DurableProcessS
     @Override
     public void get(ProcessRef request, StreamObserver<ProcessInfo> observer) {
         try {
-            observer.onNext(info(resolve(request)));
+            DurableProcess d = resolve(request);
+            observer.onNext(info(d, processes.treeUsage(java.util.List.of(d)).get(d.id())));
             observer.onCompleted();
         } catch (SandboxException | RuntimeException e) {
             observer.onError(StatusMapper.toStatus(e));
@@ -180,7 +185,8 @@ final class DurableServiceImpl extends DurableProcessServiceGrpc.DurableProcessS
         });
     }
 
-    static ProcessInfo info(DurableProcess d) {
+    /** @param usage the tree's usage while it runs, else null */
+    static ProcessInfo info(DurableProcess d, SessionUsage.Usage usage) {
         ProcessInfo.Builder b = ProcessInfo.newBuilder()
                 .setProcessId(d.id())
                 .setTag(d.tag())
@@ -201,6 +207,12 @@ final class DurableServiceImpl extends DurableProcessServiceGrpc.DurableProcessS
                 });
         if (e == null) {
             b.setPid(d.pid()).setPgid(d.pid());
+            if (usage != null) {
+                b.setTree(TreeUsage.newBuilder()
+                        .setProcesses(usage.processes())
+                        .setCpuMillis(usage.cpuMillis())
+                        .setRssBytes(usage.rssBytes()));
+            }
         } else {
             b.setEndTimeUnixMillis(e.endMillis()).setExit(exitRecord(d, e));
         }

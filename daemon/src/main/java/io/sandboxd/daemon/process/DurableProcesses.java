@@ -4,6 +4,7 @@ import io.sandboxd.daemon.errors.ErrorKind;
 import io.sandboxd.daemon.errors.SandboxException;
 import io.sandboxd.daemon.process.journal.JournalStore;
 import io.sandboxd.daemon.process.journal.ProcessJournal;
+import io.sandboxd.daemon.process.os.SessionUsage;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -194,6 +195,23 @@ public final class DurableProcesses {
             }
         }
         out.sort(Comparator.comparingInt(DurableProcess::id));
+        return out;
+    }
+
+    /**
+     * CPU time and RSS of the whole tree of each running process among {@code ps} (one walk of
+     * /proc for all of them), by process id; ended ones, and trees that are already gone, are
+     * left out.
+     */
+    public Map<Integer, SessionUsage.Usage> treeUsage(List<DurableProcess> ps) {
+        Map<Long, Integer> bySession = new java.util.HashMap<>();
+        for (DurableProcess d : ps) {
+            if (!d.exit().isDone()) {
+                bySession.put(d.pid(), d.id()); // the pid is its session's id: it leads its own
+            }
+        }
+        Map<Integer, SessionUsage.Usage> out = new java.util.HashMap<>();
+        SessionUsage.of(bySession.keySet()).forEach((sid, u) -> out.put(bySession.get(sid), u));
         return out;
     }
 

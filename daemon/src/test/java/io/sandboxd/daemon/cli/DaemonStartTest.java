@@ -64,7 +64,10 @@ class DaemonStartTest {
         int grpcPort = FreePorts.pick();
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Daemon d = daemon(config(grpcPort, taken.getLocalPort()));
-            assertThatThrownBy(d::start).isInstanceOf(IOException.class).hasMessageContaining("REST listener");
+            assertThatThrownBy(d::start)
+                    .isInstanceOf(IOException.class)
+                    .hasMessageMatching("REST listener [^ ]+:" + taken.getLocalPort()
+                            + ": address already in use \\(another process listens on port \\d+\\)");
             d.shutdown();
         }
         assertThat(bindable(grpcPort)).as("gRPC port released").isTrue();
@@ -75,7 +78,10 @@ class DaemonStartTest {
         int restPort = FreePorts.pick();
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Daemon d = daemon(config(taken.getLocalPort(), restPort));
-            assertThatThrownBy(d::start).isInstanceOf(IOException.class);
+            assertThatThrownBy(d::start)
+                    .isInstanceOf(IOException.class)
+                    .hasMessageMatching("gRPC listener [^ ]+:" + taken.getLocalPort()
+                            + ": address already in use \\(another process listens on port \\d+\\)");
             d.shutdown();
         }
         assertThat(bindable(restPort)).as("REST port released").isTrue();

@@ -122,6 +122,25 @@ public final class TestConfig {
                 c.runAs());
     }
 
+    /** The same settings with the processes (and kernels) run as {@code runAs}. */
+    public static DaemonConfig withRunAs(DaemonConfig c, ChildCredentials runAs) {
+        return new DaemonConfig(
+                c.listenHost(),
+                c.grpcPort(),
+                c.restPort(),
+                c.rootDir(),
+                c.metadataEnvPrefix(),
+                c.shutdownTimeout(),
+                c.httpIdleTimeout(),
+                c.streamChunkSize(),
+                c.executeOutputLimit(),
+                c.maxProcesses(),
+                c.authToken(),
+                c.logFormat(),
+                c.grpcMaxConcurrentCalls(),
+                runAs);
+    }
+
     /** A request log that writes nowhere: most tests do not read it. */
     public static RequestLog silentLog() {
         return new RequestLog(LogFormat.TEXT, new PrintStream(OutputStream.nullOutputStream()));

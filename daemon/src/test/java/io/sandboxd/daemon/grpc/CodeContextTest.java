@@ -5,18 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.StreamObserver;
 import io.sandboxd.api.code.v1alpha1.ContextInfo;
 import io.sandboxd.api.code.v1alpha1.ContextState;
 import io.sandboxd.api.code.v1alpha1.CreateContextRequest;
 import io.sandboxd.api.code.v1alpha1.DeleteRequest;
 import io.sandboxd.api.code.v1alpha1.ExecuteEvent;
-import io.sandboxd.api.code.v1alpha1.ExecuteRequest;
 import io.sandboxd.api.code.v1alpha1.ExecutionState;
 import io.sandboxd.api.code.v1alpha1.InterruptRequest;
 import io.sandboxd.api.code.v1alpha1.ListRequest;
 import io.sandboxd.api.code.v1alpha1.MimeData;
-import io.sandboxd.api.code.v1alpha1.RestartRequest;
 import io.sandboxd.api.code.v1alpha1.RichOutputKind;
 import io.sandboxd.daemon.code.CodeSettings;
 import java.io.ByteArrayInputStream;
@@ -25,8 +22,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.AfterAll;
@@ -37,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Code contexts (issue 20, runtime-contract §4.4) with real ipykernel kernels (Debian's
  * python3-ipykernel, python3-matplotlib) behind a real daemon on loopback. Kernel start costs
- * 1-2 s, so one shared context serves every test that only needs a working kernel.
+ * 1-2 s of CPU, so one shared context serves every test that only needs a working kernel, and the
+ * second one (for concurrency) starts at the same time. Restart and Delete: {@link CodeRestartTest}.
  */
 class CodeContextTest {
     @TempDir
@@ -46,6 +42,8 @@ class CodeContextTest {
     static CodeDaemon d;
     /** Shared by the tests that keep it healthy; holds x = 41 from the first use on. */
     static String shared;
+    /** A second context, for {@link #twoContextsRunConcurrently}. */
+    static String other;
 
     @BeforeAll
     static void up() throws Exception {
@@ -58,7 +56,9 @@ class CodeContextTest {
                         java.time.Duration.ofMinutes(30),
                         java.time.Duration.ofSeconds(90),
                         java.time.Duration.ofSeconds(5)));
+        CompletableFuture<String> second = CompletableFuture.supplyAsync(d::create);
         shared = d.create();
+        other = second.get(180, TimeUnit.SECONDS);
         assertThat(d.run(shared, "x = 41").status().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_OK);
     }
 
@@ -140,46 +140,19 @@ class CodeContextTest {
 
     @Test
     void anInfiniteLoopIsInterruptedWithinOneSecondAndStateIsKept() throws Exception {
-        CountDownLatch started = new CountDownLatch(1);
-        CompletableFuture<List<ExecuteEvent>> done = new CompletableFuture<>();
-        List<ExecuteEvent> events = new CopyOnWriteArrayList<>();
-        d.async()
-                .execute(
-                        ExecuteRequest.newBuilder()
-                                .setContextId(shared)
-                                .setCode("print('looping', flush=True)\nwhile True:\n    pass")
-                                .build(),
-                        new StreamObserver<>() {
-                            @Override
-                            public void onNext(ExecuteEvent e) {
-                                events.add(e);
-                                if (e.hasStream()) {
-                                    started.countDown();
-                                }
-                            }
-
-                            @Override
-                            public void onError(Throwable t) {
-                                done.completeExceptionally(t);
-                            }
-
-                            @Override
-                            public void onCompleted() {
-                                done.complete(events);
-                            }
-                        });
-        assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
+        CodeDaemon.Pending loop = d.start(shared, "print('looping', flush=True)\nwhile True:\n    pass");
+        assertThat(loop.output.await(60, TimeUnit.SECONDS)).isTrue();
         Thread.sleep(200); // inside the loop
         assertThat(d.info(shared).getState()).isEqualTo(ContextState.CONTEXT_STATE_BUSY);
         long t0 = System.nanoTime();
         d.blocking()
                 .interrupt(InterruptRequest.newBuilder().setContextId(shared).build());
-        List<ExecuteEvent> all = done.get(10, TimeUnit.SECONDS);
+        CodeDaemon.Run r = loop.await(10);
         long millis = (System.nanoTime() - t0) / 1_000_000;
         assertThat(millis).as("interrupt to final status").isLessThan(1000);
-        ExecuteEvent last = all.get(all.size() - 1);
-        assertThat(last.getStatus().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_ERROR);
-        assertThat(all).anyMatch(e -> e.hasError() && e.getError().getName().equals("KeyboardInterrupt"));
+        assertThat(r.status().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_ERROR);
+        assertThat(r.outputs())
+                .anyMatch(e -> e.hasError() && e.getError().getName().equals("KeyboardInterrupt"));
         assertThat(d.run(shared, "print(x)").stdout()).isEqualTo("41\n");
     }
 
@@ -197,39 +170,19 @@ class CodeContextTest {
     void executionsOnOneContextRunInSubmissionOrder() throws Exception {
         assertThat(d.run(shared, "import time\norder = []").status().getState())
                 .isEqualTo(ExecutionState.EXECUTION_STATE_OK);
-        List<CompletableFuture<Void>> all = new ArrayList<>();
+        List<CodeDaemon.Pending> all = new ArrayList<>();
         String[] codes = {"time.sleep(0.5)\norder.append('a')", "order.append('b')", "order.append('c')"};
         for (String code : codes) {
-            CompletableFuture<Void> f = new CompletableFuture<>();
-            all.add(f);
-            d.async()
-                    .execute(
-                            ExecuteRequest.newBuilder()
-                                    .setContextId(shared)
-                                    .setCode(code)
-                                    .build(),
-                            new StreamObserver<>() {
-                                @Override
-                                public void onNext(ExecuteEvent e) {}
-
-                                @Override
-                                public void onError(Throwable t) {
-                                    f.completeExceptionally(t);
-                                }
-
-                                @Override
-                                public void onCompleted() {
-                                    f.complete(null);
-                                }
-                            });
+            all.add(d.start(shared, code));
         }
-        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        for (CodeDaemon.Pending p : all) {
+            assertThat(p.await(60).status().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_OK);
+        }
         assertThat(d.run(shared, "print(order)").stdout()).isEqualTo("['a', 'b', 'c']\n");
     }
 
     @Test
     void twoContextsRunConcurrently() throws Exception {
-        String other = d.create();
         try {
             String code = "import time\nt0 = time.time()\ntime.sleep(1.5)\nprint(t0, time.time())";
             CompletableFuture<CodeDaemon.Run> a = CompletableFuture.supplyAsync(() -> d.run(shared, code));
@@ -271,34 +224,6 @@ class CodeContextTest {
         assertThat(d.info(shared).getBadSignatures()).isEqualTo(before + 1);
         assertThat(d.metrics.registry().counter("sandboxd.code.bad.signatures").count())
                 .isGreaterThanOrEqualTo(1);
-    }
-
-    @Test
-    void aKernelThatExitsIsReportedDeadAndRestartRecovers() {
-        String c = d.create();
-        try {
-            assertThat(d.run(c, "y = 1").status().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_OK);
-            CodeDaemon.Run r = d.run(c, "import os\nos._exit(1)");
-            assertThat(r.status().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_KERNEL_DIED);
-            assertThat(r.status().getMessage()).contains("exited (code 1)");
-            ContextInfo info = d.info(c);
-            assertThat(info.getState()).isEqualTo(ContextState.CONTEXT_STATE_DEAD);
-            assertThat(info.getKernelPid()).isZero();
-            assertThatThrownBy(() -> d.run(c, "print(1)"))
-                    .isInstanceOfSatisfying(
-                            StatusRuntimeException.class,
-                            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
-            ContextInfo restarted = d.blocking()
-                    .restart(RestartRequest.newBuilder().setContextId(c).build())
-                    .getContext();
-            assertThat(restarted.getId()).isEqualTo(c);
-            assertThat(restarted.getState()).isEqualTo(ContextState.CONTEXT_STATE_IDLE);
-            assertThat(restarted.getKernelPid()).isPositive();
-            assertThat(restarted.getKernelRssBytes()).isPositive();
-            assertThat(d.run(c, "print('y' in dir())").stdout()).isEqualTo("False\n");
-        } finally {
-            d.blocking().delete(DeleteRequest.newBuilder().setContextId(c).build());
-        }
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.sandboxd.daemon.grpc;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
 import io.sandboxd.api.code.v1alpha1.CodeContextServiceGrpc;
 import io.sandboxd.api.code.v1alpha1.ContextInfo;
 import io.sandboxd.api.code.v1alpha1.CreateContextRequest;
@@ -14,11 +15,15 @@ import io.sandboxd.daemon.code.CodeSettings;
 import io.sandboxd.daemon.config.DurableConfig;
 import io.sandboxd.daemon.config.TestConfig;
 import io.sandboxd.daemon.metrics.Metrics;
+import io.sandboxd.daemon.process.os.ChildCredentials;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -48,10 +53,15 @@ final class CodeDaemon implements AutoCloseable {
     }
 
     CodeDaemon(Path tmp, CodeSettings settings) throws Exception {
+        this(tmp, settings, ChildCredentials.INHERIT);
+    }
+
+    /** @param runAs who the kernels run as (a --run-as-user daemon) */
+    CodeDaemon(Path tmp, CodeSettings settings, ChildCredentials runAs) throws Exception {
         root = Files.createDirectories(tmp.resolve("root")).toRealPath();
         state = Files.createDirectories(tmp.resolve("state"));
         daemon = new Daemon(
-                TestConfig.forRoot(root),
+                TestConfig.withRunAs(TestConfig.forRoot(root), runAs),
                 DurableConfig.defaults(state),
                 settings,
                 null,
@@ -111,6 +121,55 @@ final class CodeDaemon implements AutoCloseable {
             throw new AssertionError("the stream ended without a status");
         }
         return new Run(outputs, status);
+    }
+
+    /** An Execute in flight: its events as they come, and the whole run once it ended. */
+    static final class Pending implements StreamObserver<ExecuteEvent> {
+        final List<ExecuteEvent> events = new CopyOnWriteArrayList<>();
+        final CompletableFuture<Run> done = new CompletableFuture<>();
+        /** Counted down at the first stream output (the code has begun). */
+        final CountDownLatch output = new CountDownLatch(1);
+
+        @Override
+        public void onNext(ExecuteEvent e) {
+            events.add(e);
+            if (e.hasStream()) {
+                output.countDown();
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            done.completeExceptionally(t);
+        }
+
+        @Override
+        public void onCompleted() {
+            List<ExecuteEvent> all = List.copyOf(events);
+            if (all.isEmpty() || !all.get(all.size() - 1).hasStatus()) {
+                done.completeExceptionally(new AssertionError("the stream ended without a status: " + all));
+            } else {
+                done.complete(new Run(
+                        all.subList(0, all.size() - 1), all.get(all.size() - 1).getStatus()));
+            }
+        }
+
+        /** The run, within {@code seconds}. */
+        Run await(long seconds) throws Exception {
+            return done.get(seconds, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Starts an Execute without waiting for it. */
+    Pending start(String context, String code) {
+        Pending p = new Pending();
+        async().execute(
+                        ExecuteRequest.newBuilder()
+                                .setContextId(context)
+                                .setCode(code)
+                                .build(),
+                        p);
+        return p;
     }
 
     ContextInfo info(String context) {

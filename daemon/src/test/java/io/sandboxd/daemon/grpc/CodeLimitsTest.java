@@ -9,9 +9,11 @@ import io.sandboxd.api.code.v1alpha1.ContextState;
 import io.sandboxd.api.code.v1alpha1.DeleteRequest;
 import io.sandboxd.api.code.v1alpha1.ExecuteEvent;
 import io.sandboxd.api.code.v1alpha1.ExecutionState;
+import io.sandboxd.api.code.v1alpha1.InterruptRequest;
 import io.sandboxd.daemon.code.CodeSettings;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -22,30 +24,28 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The limits of code contexts with small values and real kernels: output per execution (head +
- * tail), message size, number of contexts, heartbeat, idle reaping (last: it waits for the reaper).
+ * tail), message size, number of contexts, heartbeat, idle reaping (last: it waits for the reaper,
+ * which a short --code-idle-timeout keeps to a few seconds).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CodeLimitsTest {
     static final long OUTPUT_LIMIT = 64 * 1024;
     static final long MAX_MESSAGE = 256 * 1024;
+    static final Duration IDLE = Duration.ofSeconds(4);
 
     @TempDir
     static Path tmp;
 
     static CodeDaemon d;
     static String ctx;
+    /** When ctx was last used, for the reaper test. */
+    static long ctxLastUsed;
 
     @BeforeAll
     static void up() throws Exception {
         d = new CodeDaemon(
                 tmp,
-                new CodeSettings(
-                        2,
-                        OUTPUT_LIMIT,
-                        MAX_MESSAGE,
-                        Duration.ofSeconds(15),
-                        Duration.ofSeconds(90),
-                        Duration.ofSeconds(2)));
+                new CodeSettings(2, OUTPUT_LIMIT, MAX_MESSAGE, IDLE, Duration.ofSeconds(90), Duration.ofSeconds(2)));
         ctx = d.create();
     }
 
@@ -91,8 +91,10 @@ class CodeLimitsTest {
 
     @Test
     @Order(3)
-    void moreContextsThanTheLimitAreRefused() {
-        d.run(ctx, "pass"); // fresh: not reaped meanwhile
+    void moreContextsThanTheLimitAreRefused() throws Exception {
+        // busy, so the reaper leaves it alone however long the second kernel takes to start
+        CodeDaemon.Pending busy = d.start(ctx, "import time\nprint('busy', flush=True)\ntime.sleep(600)");
+        assertThat(busy.output.await(60, TimeUnit.SECONDS)).isTrue();
         String second = d.create();
         try {
             assertThatThrownBy(d::create).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
@@ -101,7 +103,11 @@ class CodeLimitsTest {
             });
         } finally {
             d.blocking().delete(DeleteRequest.newBuilder().setContextId(second).build());
+            d.blocking()
+                    .interrupt(InterruptRequest.newBuilder().setContextId(ctx).build());
         }
+        assertThat(busy.await(30).status().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_ERROR);
+        ctxLastUsed = d.info(ctx).getLastUsedUnixMillis();
     }
 
     @Test
@@ -126,8 +132,11 @@ class CodeLimitsTest {
     void anIdleContextIsReaped() throws Exception {
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (d.info(ctx) != null && System.nanoTime() < deadline) {
-            Thread.sleep(200);
+            Thread.sleep(100);
         }
         assertThat(d.info(ctx)).as("reaped after --code-idle-timeout").isNull();
+        assertThat(System.currentTimeMillis() - ctxLastUsed)
+                .as("not before --code-idle-timeout")
+                .isGreaterThanOrEqualTo(IDLE.toMillis());
     }
 }

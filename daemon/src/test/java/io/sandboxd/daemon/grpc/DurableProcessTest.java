@@ -554,6 +554,107 @@ class DurableProcessTest {
     }
 
     @Test
+    void getAndListReportTheCpuTimeAndRssOfTheWholeTree() throws Exception {
+        // A child that burns CPU and is reaped by the shell, then two that keep burning.
+        int pid = startDetached(req(
+                "sh",
+                "-c",
+                "sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'; echo reaped;"
+                        + " yes > /dev/null & yes > /dev/null & wait"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        ProcessInfo info = stub().get(id(pid));
+        while (info.getStdoutWritten() < 7 || info.getTree().getProcesses() < 3) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("tree of 3 within 60 s: " + info)
+                    .isNegative();
+            Thread.sleep(20);
+            info = stub().get(id(pid));
+        }
+        long reapedCpu = info.getTree().getCpuMillis();
+        assertThat(reapedCpu)
+                .as("the reaped child's CPU counts (cutime of the shell)")
+                .isPositive();
+        assertThat(info.getTree().getProcesses()).isEqualTo(3);
+        assertThat(info.getTree().getRssBytes()).as("three resident sets").isGreaterThan(3 * 64 * 1024);
+        while (info.getTree().getCpuMillis() < reapedCpu + 200) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("the children's CPU counts: " + info)
+                    .isNegative();
+            Thread.sleep(50);
+            info = stub().get(id(pid));
+        }
+        ProcessInfo listed = stub().list(ListRequest.getDefaultInstance()).getProcessesList().stream()
+                .filter(p -> p.getProcessId() == pid)
+                .findFirst()
+                .orElseThrow();
+        assertThat(listed.getTree().getProcesses()).isEqualTo(3);
+        assertThat(listed.getTree().getCpuMillis())
+                .isGreaterThanOrEqualTo(info.getTree().getCpuMillis());
+        v1().sendSignal(SendSignalRequest.newBuilder()
+                .setProcessId(pid)
+                .setSignal(Signal.SIGNAL_SIGKILL)
+                .build());
+        stub().wait(id(pid));
+        assertThat(stub().get(id(pid)).hasTree()).as("no tree once ended").isFalse();
+    }
+
+    @Test
+    void aPtyProcessIsReattachedAcrossResizesEveryByteOnce() throws Exception {
+        int pid = startDetached(req("sh", "-c", "stty size; read a; stty size; read b; stty size")
+                .setPty(io.sandboxd.api.process.v1.PTY.newBuilder().setCols(80).setRows(24)));
+        Seen seen = new Seen();
+        int[][] sizes = {{120, 40}, {100, 30}};
+        String[] expect = {"24 80", "40 120", "30 100"};
+        for (int round = 0; round < 3; round++) {
+            Context.CancellableContext ctx = Context.current().withCancellation();
+            Context prev = ctx.attach();
+            try {
+                Iterator<AttachEvent> it = stub().attach(seen.resume(pid));
+                AttachEvent first = it.next();
+                if (round > 0 && first.hasOutput()) {
+                    assertThat(first.getOutput().getOffset())
+                            .as("the reattach starts where the last one stopped")
+                            .isEqualTo(seen.outOffset);
+                }
+                if (round > 0) {
+                    v1().writeStdin(WriteStdinRequest.newBuilder()
+                            .setProcessId(pid)
+                            .setInput(ByteString.copyFromUtf8("\n"))
+                            .build());
+                }
+                boolean more = seen.take(first);
+                while (more && !seen.out.toString(StandardCharsets.US_ASCII).contains(expect[round])) {
+                    more = seen.take(it.next());
+                }
+                assertThat(seen.out.toString(StandardCharsets.US_ASCII)).contains(expect[round]);
+                assertThat(seen.err.size()).as("a PTY has one stream").isZero();
+            } finally {
+                ctx.detach(prev);
+                ctx.cancel(null); // the client goes away
+            }
+            if (round < 2) {
+                v1().resizeTTY(io.sandboxd.api.process.v1.ResizeTTYRequest.newBuilder()
+                        .setProcessId(pid)
+                        .setCols(sizes[round][0])
+                        .setRows(sizes[round][1])
+                        .build());
+            }
+        }
+        ExitRecord exit = stub().wait(id(pid));
+        assertThat(exit.getExitCode()).isZero();
+        Seen all = new Seen();
+        Iterator<AttachEvent> it = stub().attach(all.resume(pid));
+        while (all.take(it.next())) {}
+        String pieces = seen.out.toString(StandardCharsets.US_ASCII);
+        assertThat(all.out.toString(StandardCharsets.US_ASCII))
+                .as("the pieces seen across reattaches are a prefix of the whole, byte for byte")
+                .startsWith(pieces);
+        assertThat(all.out.toString(StandardCharsets.US_ASCII)).containsSubsequence("24 80", "40 120", "30 100");
+        assertThat(all.gapBytes).isZero();
+        assertThat(all.err.size()).isZero();
+    }
+
+    @Test
     void aSilentAttachStreamGetsHeartbeats() {
         int pid = startDetached(req("sleep", "1"));
         Seen s = new Seen();

@@ -43,7 +43,7 @@ import picocli.CommandLine.Option;
 @Command(
         name = "sandboxd-router",
         mixinStandardHelpOptions = true,
-        version = "sandboxd-router 0.1.0",
+        versionProvider = VersionInfo.class,
         description = "Reverse proxy to sandbox Pods, routed by X-Sandbox-* headers or a path prefix.")
 public final class RouterMain implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(RouterMain.class);

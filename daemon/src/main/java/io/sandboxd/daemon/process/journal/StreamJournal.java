@@ -261,16 +261,6 @@ public final class StreamJournal {
     }
 
     /**
-     * Reads from {@code offset}: up to {@code max} bytes, or the gap that starts there, or NONE if
-     * nothing was written there yet.
-     *
-     * @throws OffsetOutOfRangeException if {@code offset} is beyond what was written
-     */
-    public JournalRead read(long offset, int max) throws OffsetOutOfRangeException {
-        return read(offset, max, null);
-    }
-
-    /**
      * One reader's open sealed segment: a reader going through sealed segments opens each file
      * once instead of once per read. Confined to its reader; {@link #close()} when done.
      */
@@ -304,11 +294,19 @@ public final class StreamJournal {
     }
 
     /**
-     * As {@link #read(long, int)}, keeping the sealed segment it opens in {@code cursor} (null: none)
-     * for the next read.
+     * Reads from {@code offset} into {@code dst} (up to its remaining bytes, from its position
+     * on; its position then ends after them, its limit there too), or reports the gap that starts there, or NONE if nothing was written there yet. A read
+     * from a sealed segment keeps that file open in {@code cursor} (null: none) for the next read,
+     * so a reader going through sealed segments opens each file once. A direct {@code dst} is
+     * read into without the JDK's copy through a temporary direct buffer.
+     *
+     * @throws OffsetOutOfRangeException if {@code offset} is beyond what was written
      */
-    public JournalRead read(long offset, int max, Cursor cursor) throws OffsetOutOfRangeException {
+    public JournalRead read(long offset, ByteBuffer dst, Cursor cursor) throws OffsetOutOfRangeException {
+        int start = dst.position();
+        int limit = dst.limit();
         while (true) {
+            dst.limit(limit).position(start);
             Segment s;
             long end;
             synchronized (this) {
@@ -336,9 +334,8 @@ public final class StreamJournal {
                 }
                 end = s.end;
             }
-            int n = (int) Math.min(max, end - offset);
-            byte[] b = new byte[n];
-            ByteBuffer dst = ByteBuffer.wrap(b);
+            int n = (int) Math.min(dst.remaining(), end - offset);
+            dst.limit(start + n);
             FileChannel shared = s.channel;
             if (shared == null && cursor != null) {
                 shared = cursor.channelFor(s);
@@ -353,7 +350,7 @@ public final class StreamJournal {
                     }
                 }
                 while (dst.hasRemaining()) {
-                    int r = ch.read(dst, offset - s.start + dst.position());
+                    int r = ch.read(dst, offset - s.start + dst.position() - start);
                     if (r < 0) {
                         break;
                     }
@@ -380,14 +377,14 @@ public final class StreamJournal {
                     }
                 }
             }
-            if (dst.position() < n) {
+            if (dst.position() - start < n) {
                 if (!stillRetained(s)) {
                     continue;
                 }
                 throw new java.io.UncheckedIOException(
                         new IOException("journal file of " + name + " is shorter than recorded"));
             }
-            return JournalRead.data(b);
+            return JournalRead.data(n);
         }
     }
 

@@ -45,6 +45,11 @@ public final class NativeIo {
 
     static final int WNOHANG = 1;
 
+    /** sysconf names (glibc, Linux). */
+    static final int SC_CLK_TCK = 2;
+
+    static final int SC_PAGESIZE = 30;
+
     private static final long SYS_PIDFD_OPEN = 434;
     private static final long TIOCSWINSZ = 0x5414;
 
@@ -53,6 +58,8 @@ public final class NativeIo {
     }
 
     private NativeIo() {}
+
+    static native long sysconf(int name);
 
     /** {@code buf} is a native address ({@code Pointer.nativeValue}): no Pointer object per call. */
     public static native long read(int fd, long buf, long count);
@@ -91,12 +98,9 @@ public final class NativeIo {
 
     static native long syscall(long number, long arg1, long arg2);
 
-    static native long sysconf(int name);
-
     /** struct rlimit on LP64: rlim_cur, rlim_max. */
     static native int getrlimit(int resource, long[] rlimit);
 
-    private static final int SC_PAGESIZE = 30;
     private static final int RLIMIT_STACK = 3;
 
     static long pageSize() {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,7 +34,8 @@ class StreamJournalTest {
     private static long[] readAll(StreamJournal j, long offset, ByteArrayOutputStream out, int max) throws Exception {
         long gaps = 0;
         while (true) {
-            JournalRead r = j.read(offset, max);
+            ByteBuffer buf = ByteBuffer.allocate(max);
+            JournalRead r = j.read(offset, buf, null);
             if (r.kind() == JournalRead.Kind.NONE) {
                 return new long[] {offset, gaps};
             }
@@ -41,10 +43,15 @@ class StreamJournalTest {
                 gaps += r.gapLength();
                 offset += r.gapLength();
             } else {
-                out.write(r.data());
-                offset += r.data().length;
+                out.write(buf.array(), 0, r.length());
+                offset += r.length();
             }
         }
+    }
+
+    /** One read of up to {@code max} bytes without a cursor. */
+    private static JournalRead read(StreamJournal j, long offset, int max) throws OffsetOutOfRangeException {
+        return j.read(offset, ByteBuffer.allocate(max), null);
     }
 
     @Test
@@ -73,9 +80,9 @@ class StreamJournalTest {
         }
         assertEquals(0, pj.stderr().written());
         OffsetOutOfRangeException e =
-                assertThrows(OffsetOutOfRangeException.class, () -> pj.stdout().read(all.length + 1, 10));
+                assertThrows(OffsetOutOfRangeException.class, () -> read(pj.stdout(), all.length + 1, 10));
         assertTrue(e.getMessage().contains("beyond"));
-        assertThrows(OffsetOutOfRangeException.class, () -> pj.stdout().read(-1, 10));
+        assertThrows(OffsetOutOfRangeException.class, () -> read(pj.stdout(), -1, 10));
         pj.delete();
         assertFalse(Files.exists(store.root().resolve("1")));
     }
@@ -89,7 +96,7 @@ class StreamJournalTest {
         pj.stdout().append(all, 0, before);
         assertEquals(before, pj.stdout().written());
         assertFalse(Files.exists(store.root().resolve("4")), "nothing on disk, not even the directory");
-        JournalRead g = pj.stdout().read(0, 100);
+        JournalRead g = read(pj.stdout(), 0, 100);
         assertEquals(JournalRead.Kind.GAP, g.kind());
         assertEquals(before, g.gapLength());
         assertEquals(JournalRead.GapCause.NOT_RECORDED, g.cause());
@@ -100,7 +107,7 @@ class StreamJournalTest {
         assertEquals(all.length, end[0]);
         assertEquals(before, end[1]);
         assertArrayEquals(java.util.Arrays.copyOfRange(all, before, all.length), out.toByteArray());
-        JournalRead again = pj.stdout().read(0, 100);
+        JournalRead again = read(pj.stdout(), 0, 100);
         assertEquals(JournalRead.GapCause.NOT_RECORDED, again.cause());
         assertEquals(before, again.gapLength());
         pj.delete();
@@ -125,16 +132,24 @@ class StreamJournalTest {
         assertEquals(all.length, pj.stdout().written());
         long start = pj.stdout().firstRetained();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteBuffer buf = ByteBuffer.allocateDirect(50_007); // read into a direct buffer, from position 7
         try (StreamJournal.Cursor c = new StreamJournal.Cursor()) {
             long offset = start;
             while (true) {
-                JournalRead r = pj.stdout().read(offset, 50_000, c);
+                buf.clear().position(7);
+                JournalRead r = pj.stdout().read(offset, buf, c);
                 if (r.kind() == JournalRead.Kind.NONE) {
+                    assertEquals(7, buf.position());
+                    assertEquals(buf.capacity(), buf.limit());
                     break;
                 }
                 assertEquals(JournalRead.Kind.DATA, r.kind());
-                out.write(r.data());
-                offset += r.data().length;
+                assertEquals(7 + r.length(), buf.position());
+                byte[] got = new byte[r.length()];
+                buf.flip().position(7);
+                buf.get(got);
+                out.write(got);
+                offset += r.length();
             }
         }
         assertArrayEquals(java.util.Arrays.copyOfRange(all, (int) start, all.length), out.toByteArray());
@@ -183,7 +198,7 @@ class StreamJournalTest {
         assertTrue(all.length - first <= retention, "retained " + (all.length - first));
         assertTrue(all.length - first > retention - retention / 8 - 1, "retained " + (all.length - first));
         assertEquals(first, j.evictedBytes());
-        JournalRead gap = j.read(0, 100);
+        JournalRead gap = read(j, 0, 100);
         assertEquals(JournalRead.Kind.GAP, gap.kind());
         assertEquals(first, gap.gapLength());
         assertEquals(JournalRead.GapCause.RETENTION, gap.cause());
@@ -213,7 +228,7 @@ class StreamJournalTest {
                 a.stdout().evictedBytes() >= 128 * 1024,
                 "a, the oldest, lost " + a.stdout().evictedBytes());
         assertEquals(0, b.stderr().evictedBytes());
-        assertEquals(JournalRead.Kind.GAP, a.stdout().read(0, 10).kind());
+        assertEquals(JournalRead.Kind.GAP, read(a.stdout(), 0, 10).kind());
         a.delete();
         b.delete();
         assertEquals(0, store.budget().total());

@@ -1,0 +1,108 @@
+package io.sandboxd.daemon.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sandboxd.testkit.DaemonSpec;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The launcher's class-data archive is keyed on the jar's identity (path, size, mtime): a copied
+ * checkout records its own archive once, drops the copied stale one, and then starts without any
+ * archive warning, instead of warning about a mismatched archive on every start.
+ */
+class LauncherArchiveIT {
+    @TempDir
+    Path tmp;
+
+    record Run(int exit, String stdout, String stderr) {}
+
+    private static Path checkout(Path dir) throws IOException {
+        Path repo = DaemonSpec.repoRoot();
+        String jar = System.getProperty("sandboxd.jar", "target/sandboxd.jar");
+        for (String[] f : new String[][] {
+            {repo.resolve("sandboxd").toString(), "sandboxd"},
+            {repo.resolve("daemon/jvm.options").toString(), "daemon/jvm.options"},
+            {Path.of(jar).toAbsolutePath().toString(), "daemon/target/sandboxd.jar"}
+        }) {
+            Path to = dir.resolve(f[1]);
+            Files.createDirectories(to.getParent());
+            Files.copy(Path.of(f[0]), to, StandardCopyOption.COPY_ATTRIBUTES);
+        }
+        return dir;
+    }
+
+    /** {@code cp -a}: every file with its mtime, the archive included. */
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> all = Files.walk(from)) {
+            for (Path p : all.toList()) {
+                Path t = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(t);
+                } else {
+                    Files.copy(p, t, StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+    }
+
+    private static Run version(Path checkout) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(checkout.resolve("sandboxd").toString(), "--version");
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("SANDBOXD_REBUILD", "never");
+        pb.environment().remove("SANDBOXD_CDS");
+        pb.environment().remove("SANDBOXD_CDS_ARCHIVE");
+        Path out = Files.createTempFile(checkout, "out", ".txt");
+        Path err = Files.createTempFile(checkout, "err", ".txt");
+        Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        assertThat(p.waitFor(240, TimeUnit.SECONDS)).as("launcher exited").isTrue();
+        Run r = new Run(
+                p.exitValue(),
+                Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+        Files.delete(out);
+        Files.delete(err);
+        return r;
+    }
+
+    private static List<String> archives(Path checkout) throws IOException {
+        try (Stream<Path> s = Files.list(checkout.resolve("daemon/target"))) {
+            return s.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".jsa") || n.endsWith(".aot") || n.endsWith(".failed"))
+                    .toList();
+        }
+    }
+
+    @Test
+    void aCopiedCheckoutRecordsItsOwnArchiveOnceAndThenStartsCleanly() throws Exception {
+        Path a = checkout(tmp.resolve("a"));
+        Run first = version(a);
+        assertThat(first.exit()).as(first.stderr()).isZero();
+        assertThat(first.stderr()).contains("recording the class-data archive");
+        List<String> archiveA = archives(a);
+        assertThat(archiveA).singleElement().asString().doesNotEndWith(".failed");
+        Run again = version(a);
+        assertThat(again.exit()).isZero();
+        assertThat(again.stderr())
+                .as("a second start: no recording, no archive warning")
+                .isEmpty();
+        assertThat(again.stdout()).startsWith("sandboxd, version ");
+
+        Path b = tmp.resolve("b");
+        copyTree(a, b);
+        Run copied = version(b);
+        assertThat(copied.exit()).as(copied.stderr()).isZero();
+        assertThat(copied.stderr()).contains("recording the class-data archive");
+        assertThat(archives(b)).singleElement().isNotEqualTo(archiveA.get(0));
+        Run copiedAgain = version(b);
+        assertThat(copiedAgain.stderr()).as("the copy's second start").isEmpty();
+    }
+}
