@@ -68,6 +68,11 @@ public final class BenchMain {
                     io.sandboxd.bench.archive.ArchiveBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
+        if (args.length > 0 && args[0].equals("footprint")) {
+            System.exit(io.sandboxd.bench.footprint.FootprintBenchmark.run(
+                    java.util.Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
         if (args.length > 0 && args[0].equals("controller")) {
             System.exit(ControllerBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
