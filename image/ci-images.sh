@@ -236,7 +236,7 @@ grpc_port=$(free_port)
 containers+=("$c")
 # As the examples' Pods run it: read-only root, writable /workspace (uid 1000) and /tmp.
 podman create --name "$c" --network "$net" --read-only \
-    --tmpfs /workspace:rw,exec,size=256m,uid="$SANDBOXD_UID",gid="$SANDBOXD_GID",mode=0755 \
+    --tmpfs /workspace:rw,exec,size=256m,mode=0755,U \
     --tmpfs /tmp:rw,exec,nosuid,nodev,size=256m,mode=1777 \
     -p "127.0.0.1:$rest_port:8080" -p "127.0.0.1:$grpc_port:9090" localhost/sandboxd:ci >/dev/null
 t0=$(ms_now)
@@ -270,14 +270,19 @@ cmdline=$(in_ctr "$c" cat "/proc/$jpid/cmdline" | tr '\0' ' ')
 for o in $(sed 's/#.*//' "$repo/daemon/jvm.options"); do
     [[ " $cmdline " == *" $o "* ]] || die "sandboxd: the daemon runs without $o (daemon/jvm.options): $cmdline"
 done
-in_ctr "$c" grep -q sandboxd.jsa "/proc/$jpid/maps" || die "sandboxd: the daemon did not map its CDS archive"
+# The daemon makes itself non-dumpable (docs/hardening.md), so its maps and smaps are root's and
+# need CAP_SYS_PTRACE, which the container does not grant: read them from the host's side.
+host_init=$(podman inspect -f '{{.State.Pid}}' "$c")
+host_jpid=$(awk '{print $1}' "/proc/$host_init/task/$host_init/children")
+[[ $(cat "/proc/$host_jpid/comm") == java ]] || die "sandboxd: host pid $host_jpid of the daemon is not java"
+grep -q sandboxd.jsa "/proc/$host_jpid/maps" || die "sandboxd: the daemon did not map its CDS archive"
 # It ran from a read-only root (what the examples' Pods give it): nothing but /workspace and /tmp
 # is writable.
 if in_ctr "$c" touch /opt/sandboxd/probe 2>/dev/null; then die "sandboxd: the root filesystem is writable; expected read-only"; fi
 log "sandboxd: PID 1 tini (uid $SANDBOXD_UID), daemon java (uid $SANDBOXD_UID) with daemon/jvm.options and its CDS archive"
 # Idle memory, inside the container, after the first requests have settled.
 sleep 5
-smaps=$(in_ctr "$c" cat "/proc/$jpid/smaps_rollup")
+smaps=$(cat "/proc/$host_jpid/smaps_rollup")
 kib() { awk -v k="$1:" '$1 == k {print $2}' <<<"$smaps"; }
 mem="RSS $(($(kib Rss) / 1024)) MiB, Private_Dirty $(($(kib Private_Dirty) / 1024)) MiB, Anonymous $(($(kib Anonymous) / 1024)) MiB"
 log "sandboxd: idle memory of the daemon's JVM (smaps_rollup): $mem"
@@ -375,7 +380,7 @@ podman run -d --name "$c" --network "$net" --read-only --tmpfs /tmp:rw,exec,mode
     -p "127.0.0.1:$pport:8080" -p "127.0.0.1:$aport:8081" \
     localhost/sandboxd-router:ci --no-cache-enabled --allow-loopback-pod-ip >/dev/null
 podman run -d --name "$b" --network "container:$c" --read-only \
-    --tmpfs /workspace:rw,size=64m,uid="$SANDBOXD_UID",gid="$SANDBOXD_GID",mode=0755 --tmpfs /tmp:rw,exec,mode=1777 \
+    --tmpfs /workspace:rw,size=64m,mode=0755,U --tmpfs /tmp:rw,exec,mode=1777 \
     localhost/sandboxd:ci --listen-host 127.0.0.1 --rest-port 18888 --grpc-port 19999 >/dev/null
 routed=no
 for _ in $(seq 600); do

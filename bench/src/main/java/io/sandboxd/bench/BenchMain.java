@@ -49,6 +49,10 @@ public final class BenchMain {
             System.exit(DurableBench.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
+        if (args.length > 0 && args[0].equals("watch")) {
+            System.exit(io.sandboxd.bench.watch.WatchBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
         if (args.length > 0 && args[0].equals("code")) {
             try {
                 System.exit(
@@ -62,6 +66,11 @@ public final class BenchMain {
         if (args.length > 0 && args[0].equals("archive")) {
             System.exit(
                     io.sandboxd.bench.archive.ArchiveBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("footprint")) {
+            System.exit(io.sandboxd.bench.footprint.FootprintBenchmark.run(
+                    java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
         if (args.length > 0 && args[0].equals("controller")) {

@@ -21,6 +21,9 @@ final class BenchOptions {
                                    by more than --max-regression (default 3) or a correctness check failed
               --only SECTIONS      comma list of: startup,execute,stream,files,streams (default: all)
             or:    java -jar sandboxd-bench.jar router [options]   the router benchmark (router --help lists its options)
+            or:    java -jar sandboxd-bench.jar footprint --start-daemon ./sandboxd|JAR [--variant NAME=SPEC]... [--starts N]
+                                                     [--target-address HOST:PORT --target-pid PID] [--json FILE]
+                                                     cold starts, idle smaps breakdown, CPU per call cold vs warm
             or:    java -jar sandboxd-bench.jar durable [options]  durable processes (durable --help lists its options)
             or:    java -jar sandboxd-bench.jar code --start-daemon JAR [--cold N] [--round-trips N] [--image-mb MB]
                                                      code contexts vs the kernel driven by jupyter_client

@@ -23,7 +23,7 @@ import java.util.List;
  * JVM options — on free loopback ports; and the startup figures: exec → both ports accepting, and
  * exec → both ports answering a request.
  */
-final class DaemonStartup {
+public final class DaemonStartup {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(180); // a first launch may build a CDS archive
 
     /** A started daemon, its JVM and its two startup times. */
@@ -114,7 +114,7 @@ final class DaemonStartup {
     }
 
     /** The daemon JVM's options (from its command line), minus the app-specific archive flags. */
-    static List<String> jvmOptionsForTrivialProgram(List<String> cmdline) {
+    public static List<String> jvmOptionsForTrivialProgram(List<String> cmdline) {
         List<String> opts = new ArrayList<>();
         for (int i = 1; i < cmdline.size(); i++) {
             String a = cmdline.get(i);
@@ -140,7 +140,7 @@ final class DaemonStartup {
     }
 
     /** exec→exit ms of a trivial Java program with the given JVM options, {@code n} runs after {@code warmup}. */
-    static double[] trivialJava(String java, List<String> opts, int warmup, int n)
+    public static double[] trivialJava(String java, List<String> opts, int warmup, int n)
             throws IOException, InterruptedException {
         String cp;
         try {

@@ -534,6 +534,55 @@ public final class SandboxdClient implements AutoCloseable {
         return Json.metadata(r.body());
     }
 
+    // ---------------------------------------------------------------- REST: watch (runtime-contract §4.2)
+
+    /**
+     * Watches {@code path} (a directory or a file): pull events with {@link FileWatch#next()}.
+     * Returns once the daemon is watching, so every change made after it is reported.
+     *
+     * @throws RestCallException the daemon refused the watch (404, 403, 400, 401, 429 naming a limit)
+     */
+    public FileWatch watch(String path, WatchOptions options) {
+        FileWatch w = new FileWatch(this::openWatchStream, path, options);
+        w.connect();
+        return w;
+    }
+
+    /**
+     * Watches {@code path}, calling {@code listener} from a thread of its own until the watch ends
+     * (then {@link WatchListener#onEnd}); close the returned watch to stop it.
+     */
+    public FileWatch watch(String path, WatchOptions options, WatchListener listener) {
+        FileWatch w = watch(path, options);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        for (WatchEvent e; (e = w.next()) != null; ) {
+                            listener.onEvent(e);
+                        }
+                        listener.onEnd(null);
+                    } catch (RuntimeException e) {
+                        listener.onEnd(e);
+                    }
+                },
+                "sandboxd-watch " + RestPaths.display(path));
+        t.setDaemon(true);
+        t.start();
+        return w;
+    }
+
+    private InputStream openWatchStream(String shown, String query, Long lastEventId) {
+        String route = "/sandboxd/v1alpha1/watch";
+        HttpRequest.Builder b =
+                request(route + "?" + query, settings.callTimeout).header("Accept", "text/event-stream");
+        if (lastEventId != null) {
+            b.header("Last-Event-ID", lastEventId.toString());
+        }
+        HttpResponse<InputStream> r = send("GET", shown, b.GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+        checkStatus("GET", shown, r);
+        return r.body();
+    }
+
     private HttpResponse<byte[]> get(String route) {
         HttpResponse<byte[]> r = send(
                 "GET",

@@ -15,7 +15,7 @@ class CatalogueTest {
         assertThat(Registry.all().keySet()).containsExactlyInAnyOrder(CheckId.values());
         Set<String> ids = new HashSet<>();
         for (CheckId c : CheckId.values()) {
-            assertThat(c.id()).matches("(PROC|FS|RT|AUTH|DUR|CODE)(-[A-Z]+)*-\\d{3}");
+            assertThat(c.id()).matches("(PROC|FS|RT|AUTH|DUR|WATCH|CODE)(-[A-Z]+)*-\\d{3}");
             assertThat(ids.add(c.id())).as(c.id()).isTrue();
             assertThat(c.section()).matches("[1234](\\.[1-8])?");
             assertThat(c.statement()).isNotBlank().endsWith(".");

@@ -32,6 +32,7 @@ import tools.jackson.databind.node.ObjectNode;
             CpCommand.class,
             LsCommand.class,
             RmCommand.class,
+            WatchCommand.class,
             StatCommand.class,
             MkdirCommand.class,
             MvCommand.class,
@@ -53,7 +54,7 @@ public final class Cli implements Callable<Integer> {
     public Integer call() {
         throw new CommandLine.ParameterException(
                 spec.commandLine(),
-                "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, stat, mkdir, mv, chmod, health, context)");
+                "missing verb (exec, run, attach, ps, wait, kill, cp, ls, rm, stat, mkdir, mv, chmod, watch, health, context)");
     }
 
     public static void main(String[] args) {

@@ -16,6 +16,7 @@ public final class Registry {
         FileChecks.register(m);
         RuntimeChecks.register(m);
         DurableChecks.register(m);
+        WatchChecks.register(m);
         CodeChecks.register(m);
         FileOpsChecks.register(m);
         return m;

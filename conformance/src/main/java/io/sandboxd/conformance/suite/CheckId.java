@@ -375,6 +375,39 @@ public enum CheckId {
             EXTENDED,
             "4.1",
             "A PTY process's output comes as stdout; after process.v1 ResizeTTY a reattaching client sees output at the new size."),
+    // §4.2 filesystem watch (extended): GET /sandboxd/v1alpha1/watch
+    WATCH_EVT_001(
+            EXTENDED,
+            "4.2",
+            "A process writing and deleting a file in a watched directory gives created (entry file), modified and deleted, in order, with increasing ids."),
+    WATCH_EVT_002(
+            EXTENDED,
+            "4.2",
+            "A recursive watch reports every entry made in new nested directories, also those made before the directories could be watched, and watches them."),
+    WATCH_EVT_003(
+            EXTENDED,
+            "4.2",
+            "A rename inside the watched tree is one moved event with the old and the new path; a rename out is deleted, one in is created with its contents."),
+    WATCH_EVT_004(
+            EXTENDED,
+            "4.2",
+            "Entries matching exclude globs (.git, node_modules, *.log) are not reported at any depth."),
+    WATCH_RES_001(
+            EXTENDED,
+            "4.2",
+            "A watch resumed with a cursor gets every event after it and nothing before; a cursor that is not retained gets resync first."),
+    WATCH_SSE_001(
+            EXTENDED,
+            "4.2",
+            "The watch is text/event-stream: each event is an id: line, a data: line of JSON whose seq equals the id, and an empty line."),
+    WATCH_ERR_001(
+            EXTENDED,
+            "4.2",
+            "A watch of a missing path is 404, of a symlink out of the root 403, and one with a bad or missing parameter 400, as JSON errors."),
+    WATCH_END_001(
+            EXTENDED,
+            "4.2",
+            "Deleting the watched directory reports its deletion, then an error event (NOT_FOUND), and the stream ends."),
     // §4.4 code contexts (extended): a python kernelspec; skipped when the runtime has none
     CODE_EXEC_001(
             EXTENDED,

@@ -13,6 +13,8 @@ import io.sandboxd.daemon.fs.DirectoryArchives;
 import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
 import io.sandboxd.daemon.fs.SandboxRoot;
+import io.sandboxd.daemon.fs.watch.FileWatcher;
+import io.sandboxd.daemon.fs.watch.WatchSettings;
 import io.sandboxd.daemon.grpc.GrpcServer;
 import io.sandboxd.daemon.lifecycle.DaemonState;
 import io.sandboxd.daemon.logging.RequestLog;
@@ -53,6 +55,7 @@ public final class Daemon {
     private final CodeContexts code;
     private final FileStore files;
     private final FileOperations fileOps;
+    private final FileWatcher watcher;
     private final DirectoryArchives archives;
     /** File content in both directions: downloads read into these, raw uploads gather in them. */
     private final DirectBuffers fileBuffers = DirectBuffers.forFileContent();
@@ -74,7 +77,7 @@ public final class Daemon {
      *                state directory (daemons built in tests)
      */
     public Daemon(DaemonConfig config, DurableConfig durable, Metrics metrics, RequestLog requestLog) {
-        this(config, durable, null, null, metrics, requestLog);
+        this(config, durable, null, null, null, metrics, requestLog);
     }
 
     /**
@@ -86,6 +89,18 @@ public final class Daemon {
             DurableConfig durable,
             CodeSettings code,
             ArchiveLimits archiveLimits,
+            Metrics metrics,
+            RequestLog requestLog) {
+        this(config, durable, code, archiveLimits, null, metrics, requestLog);
+    }
+
+    /** @param watch the filesystem watch's bounds; null for the defaults */
+    public Daemon(
+            DaemonConfig config,
+            DurableConfig durable,
+            CodeSettings code,
+            ArchiveLimits archiveLimits,
+            WatchSettings watch,
             Metrics metrics,
             RequestLog requestLog) {
         this.config = config;
@@ -105,6 +120,7 @@ public final class Daemon {
                 code != null ? code : CodeSettings.defaults(),
                 metrics.registry());
         this.fileOps = new FileOperations(root);
+        this.watcher = new FileWatcher(root, watch != null ? watch : WatchSettings.defaults());
         this.archives = new DirectoryArchives(root, archiveLimits != null ? archiveLimits : ArchiveLimits.defaults());
         if (!config.runAs().inherits()) {
             giveRootTo(config);
@@ -158,7 +174,7 @@ public final class Daemon {
      */
     public void start() throws IOException {
         RestServer restServer =
-                new RestServer(config, listeners, files, fileBuffers, System.getenv(), fileOps, archives);
+                new RestServer(config, listeners, files, fileBuffers, System.getenv(), fileOps, archives, watcher);
         FutureTask<Void> restStart = new FutureTask<>(() -> {
             try {
                 restServer.start();
@@ -265,6 +281,7 @@ public final class Daemon {
             if (g != null) {
                 g.stop(deadlineNanos - reserve / 2, deadlineNanos);
             }
+            watcher.close(); // every watch stream gets its error event and ends, so REST can stop
             code.close();
             if (r != null) {
                 r.stop(deadlineNanos);

@@ -62,9 +62,10 @@ public final class Main {
             io.sandboxd.daemon.config.DurableConfig durable,
             io.sandboxd.daemon.code.CodeSettings code,
             io.sandboxd.daemon.fs.ArchiveLimits archives,
+            io.sandboxd.daemon.fs.watch.WatchSettings watch,
             int exitCode) {
         Parsed(DaemonConfig config, int exitCode) {
-            this(config, null, null, null, exitCode);
+            this(config, null, null, null, null, exitCode);
         }
     }
 
@@ -93,6 +94,7 @@ public final class Main {
                     options.toDurableConfig(cmd, config.rootDir()),
                     options.toCodeSettings(cmd),
                     options.toArchiveLimits(cmd),
+                    options.watch.toSettings(cmd, config.httpIdleTimeout()),
                     0);
         } catch (CommandLine.ParameterException e) {
             err.println("sandboxd: " + oneLine(e.getMessage()) + " (see --help)");
@@ -122,7 +124,8 @@ public final class Main {
         ShutdownSignals signals = ShutdownSignals.install();
         Daemon daemon;
         try {
-            daemon = new Daemon(p.config(), p.durable(), p.code(), p.archives(), metrics, RequestLog.slf4j());
+            daemon =
+                    new Daemon(p.config(), p.durable(), p.code(), p.archives(), p.watch(), metrics, RequestLog.slf4j());
         } catch (java.io.UncheckedIOException e) {
             log.error("sandboxd: failed to start: {}", oneLine(String.valueOf(e.getMessage())));
             return 1;

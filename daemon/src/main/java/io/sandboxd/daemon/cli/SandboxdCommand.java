@@ -162,6 +162,9 @@ public final class SandboxdCommand {
                     "Heartbeat on an attach stream silent this long (env SANDBOXD_ATTACH_HEARTBEAT, default ${DEFAULT-VALUE}).")
     Duration attachHeartbeat;
 
+    @CommandLine.Mixin
+    WatchOptions watch = new WatchOptions();
+
     @Option(
             names = "--code-max-contexts",
             defaultValue = "" + CodeSettings.DEFAULT_MAX_CONTEXTS,

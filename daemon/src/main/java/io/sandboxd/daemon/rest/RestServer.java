@@ -11,6 +11,7 @@ import io.sandboxd.daemon.fs.DirectBuffers;
 import io.sandboxd.daemon.fs.DirectoryArchives;
 import io.sandboxd.daemon.fs.FileOperations;
 import io.sandboxd.daemon.fs.FileStore;
+import io.sandboxd.daemon.fs.watch.FileWatcher;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -39,6 +40,7 @@ public final class RestServer {
     private final FileStore store;
     private final FileOperations fileOps;
     private final DirectoryArchives archives;
+    private final FileWatcher watcher;
     private final DirectBuffers fileBuffers;
     private final Map<String, String> environment;
     private volatile Javalin app;
@@ -48,6 +50,7 @@ public final class RestServer {
      * @param environment the variables {@code /v1/metadata} picks from (the daemon's own)
      * @param fileOps     stat, list, mkdir, move, chmod (runtime-contract §4.3)
      * @param archives    directory archives (runtime-contract §4.3)
+     * @param watcher     the filesystem watch (runtime-contract §4.2)
      */
     public RestServer(
             DaemonConfig config,
@@ -56,12 +59,14 @@ public final class RestServer {
             DirectBuffers fileBuffers,
             Map<String, String> environment,
             FileOperations fileOps,
-            DirectoryArchives archives) {
+            DirectoryArchives archives,
+            FileWatcher watcher) {
         this.config = config;
         this.listeners = listeners;
         this.store = store;
         this.fileOps = fileOps;
         this.archives = archives;
+        this.watcher = watcher;
         this.fileBuffers = fileBuffers;
         this.environment = environment;
     }
@@ -121,6 +126,7 @@ public final class RestServer {
             // extension routes (runtime-contract §4): one registration per feature
             new FileOpsHandler(fileOps).register(extensions);
             new ArchiveHandler(archives).register(extensions);
+            new WatchHandler(watcher).register(extensions);
 
             cfg.routes.exception(SandboxException.class, (e, ctx) -> ApiErrors.write(ctx, e));
             cfg.routes.exception(Exception.class, (e, ctx) -> {

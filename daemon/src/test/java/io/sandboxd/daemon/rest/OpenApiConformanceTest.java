@@ -129,6 +129,7 @@ class OpenApiConformanceTest {
         check(l, "DELETE", "/v1/files/", Map.of(), null);
         check(l, "DELETE", "/v1/files/x", Map.of(), null);
 
+        checkWatch(h, l);
         exerciseFileOperations(h, l);
 
         open.listeners.state().beginShutdown();
@@ -139,6 +140,58 @@ class OpenApiConformanceTest {
         assertThat(described())
                 .as("described in openapi.yaml but never produced")
                 .isSubsetOf(covered);
+    }
+
+    /** The watch route (runtime-contract §4.2): its errors, and a whole stream whose every event is a WatchEvent. */
+    private static void checkWatch(RestFixture h, RestFixture locked) throws Exception {
+        String route = "/sandboxd/v1alpha1/watch";
+        Path watched = h.root.resolve("watched");
+        Files.createDirectories(watched.resolve("sub"));
+        Files.createSymbolicLink(h.root.resolve("watch-escape"), tmp);
+        for (int i = 0; i < 70; i++) {
+            Files.createDirectories(h.root.resolve("wide/d" + i));
+        }
+        check(h, "GET", route, Map.of(), null);
+        check(h, "GET", route + "?path=/&recursive=maybe", Map.of(), null);
+        check(h, "GET", route + "?path=/&cursor=-1", Map.of(), null);
+        check(h, "GET", route + "?path=/", Map.of("Last-Event-ID", "x"), null);
+        check(h, "GET", route + "?path=/&exclude=", Map.of(), null);
+        check(h, "GET", route + "?path=/watch-escape", Map.of(), null);
+        check(h, "GET", route + "?path=/nope", Map.of(), null);
+        check(h, "GET", route + "?path=/wide&recursive=true", Map.of(), null);
+        check(h, "POST", route + "?path=/", Map.of(), b(""));
+        check(locked, "GET", route + "?path=/", Map.of(), null);
+        // a stream that ends by itself: its directory goes away while it is watched
+        Thread remover = new Thread(() -> {
+            try {
+                Thread.sleep(700);
+                Files.writeString(watched.resolve("sub/f"), "x");
+                Files.delete(watched.resolve("sub/f"));
+                Files.delete(watched.resolve("sub"));
+                Files.delete(watched);
+            } catch (Exception e) {
+                violations.add("watch: could not change the watched tree: " + e);
+                h.watcher.close(); // ends the stream (with an error event) so the check does not hang
+            }
+        });
+        remover.start();
+        RawResponse r = h.exchange(RawRequest.get(route + "?path=/watched&recursive=true"));
+        remover.join();
+        check(h, "GET", route + "?path=/watched", Map.of(), null); // it is gone now: 404
+        List<String> types = new ArrayList<>();
+        for (String line : new String(r.body(), StandardCharsets.UTF_8).split("\n")) {
+            if (line.startsWith("data: ")) {
+                JsonNode event = JSON.readTree(line.substring(6));
+                validate("watch event " + line, event, ref("#/components/schemas/WatchEvent"));
+                types.add(event.get("type").asString());
+            }
+        }
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.header("Content-Type")).startsWith("text/event-stream");
+        assertThat(r.header("Cache-Control")).isEqualTo("no-cache, no-store");
+        assertThat(types).contains("created", "deleted", "error");
+        assertThat(types.get(types.size() - 1)).isEqualTo("error");
+        covered.add("GET " + route + " 200");
     }
 
     /** runtime-contract §4.3: every route, status and body of the file operations. */

@@ -30,6 +30,12 @@ final class RestFixture implements AutoCloseable {
     final FileStore store;
     final ListenerContext listeners;
     final RestServer server;
+    /** The watch, with a short heartbeat so tests see one (runtime-contract §4.2). */
+    final io.sandboxd.daemon.fs.watch.FileWatcher watcher;
+
+    static final io.sandboxd.daemon.fs.watch.WatchSettings WATCH_SETTINGS =
+            new io.sandboxd.daemon.fs.watch.WatchSettings(
+                    8, 64, 1000, 8 << 20, Duration.ofMillis(300), Duration.ofSeconds(30));
 
     RestFixture(Path tmp) throws IOException {
         this(tmp, c -> c, Map.of());
@@ -49,6 +55,7 @@ final class RestFixture implements AutoCloseable {
         store = new FileStore(sandboxRoot, fileBuffers);
         listeners = new ListenerContext(
                 new DaemonState(), AccessToken.from(config.authToken()), TestConfig.silentLog(), new Metrics());
+        watcher = new io.sandboxd.daemon.fs.watch.FileWatcher(sandboxRoot, WATCH_SETTINGS);
         server = new RestServer(
                 config,
                 listeners,
@@ -56,7 +63,8 @@ final class RestFixture implements AutoCloseable {
                 fileBuffers,
                 env,
                 new FileOperations(sandboxRoot),
-                new DirectoryArchives(sandboxRoot, archiveLimits));
+                new DirectoryArchives(sandboxRoot, archiveLimits),
+                watcher);
         server.start();
     }
 
@@ -67,6 +75,7 @@ final class RestFixture implements AutoCloseable {
 
     @Override
     public void close() {
+        watcher.close();
         server.stop(System.nanoTime() + 5_000_000_000L);
         sandboxRoot.close();
     }

@@ -1,0 +1,110 @@
+package io.sandboxd.bench.footprint;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** The footprint mode's command line; every count is bounded and a bad value names its option. */
+final class Options {
+    String launch;
+    List<String> jvmOpts = List.of();
+    final List<Variant> variants = new ArrayList<>();
+    int starts = 10;
+    int calls = 100;
+    int warmCalls = 1000;
+    long idleMs = 2000;
+    String targetAddress;
+    long targetPid = -1;
+    String token;
+    Path json;
+    Path baseline;
+    double maxRegression = 3.0;
+
+    static Options parse(String[] args) {
+        Options o = new Options();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--help") || a.equals("-h")) {
+                throw new IllegalArgumentException("help");
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(a + " needs a value");
+            }
+            String v = args[++i];
+            switch (a) {
+                case "--start-daemon" -> o.launch = v;
+                case "--jvm-opts" ->
+                    o.jvmOpts = Arrays.stream(v.trim().split("\\s+"))
+                            .filter(s -> !s.isEmpty())
+                            .toList();
+                case "--variant" -> o.variants.add(Variant.parse(v));
+                case "--starts" -> o.starts = bounded(a, v, 1, 1000);
+                case "--calls" -> o.calls = bounded(a, v, 1, 100_000);
+                case "--warm-calls" -> o.warmCalls = bounded(a, v, 0, 1_000_000);
+                case "--idle-ms" -> o.idleMs = bounded(a, v, 0, 600_000);
+                case "--target-address" -> o.targetAddress = v;
+                case "--target-pid" -> o.targetPid = bounded(a, v, 1, Integer.MAX_VALUE);
+                case "--token" -> o.token = v;
+                case "--json" -> o.json = Path.of(v);
+                case "--baseline" -> o.baseline = Path.of(v);
+                case "--max-regression" -> {
+                    try {
+                        o.maxRegression = Double.parseDouble(v);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--max-regression needs a number, got '" + v + "'");
+                    }
+                    if (!(o.maxRegression > 1)) {
+                        throw new IllegalArgumentException("--max-regression must be > 1, got " + v);
+                    }
+                }
+                default -> throw new IllegalArgumentException("unknown option " + a);
+            }
+        }
+        if (o.launch == null && o.targetAddress == null) {
+            throw new IllegalArgumentException("give --start-daemon, or --target-address with --target-pid");
+        }
+        if ((o.targetAddress == null) != (o.targetPid < 0)) {
+            throw new IllegalArgumentException("--target-address and --target-pid go together");
+        }
+        if (o.baseline != null && o.launch == null) {
+            throw new IllegalArgumentException("--baseline guards our daemon's figures: give --start-daemon");
+        }
+        if (o.variants.isEmpty()) {
+            o.variants.add(new Variant("default", List.of(), Map.of()));
+        }
+        Set<String> names = new HashSet<>();
+        for (Variant v : o.variants) {
+            if (!names.add(v.name())) {
+                throw new IllegalArgumentException("two variants named " + v.name());
+            }
+        }
+        return o;
+    }
+
+    /** Rounds: each starts every variant once (and measures the target once). */
+    int rounds() {
+        return starts;
+    }
+
+    /** The base JVM options (only a jar takes them; the launcher script reads daemon/jvm.options). */
+    List<String> jarOpts() {
+        return launch != null && launch.endsWith(".jar") ? jvmOpts : List.of();
+    }
+
+    private static int bounded(String name, String v, int min, int max) {
+        int n;
+        try {
+            n = Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " needs a whole number, got '" + v + "'");
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", got " + n);
+        }
+        return n;
+    }
+}
