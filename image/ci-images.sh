@@ -328,7 +328,9 @@ stop_rc=$(podman inspect --format '{{.State.ExitCode}}' "$c")
 log "sandboxd: SIGTERM -> exit 0 in ${stop_ms} ms"
 
 # ---- 4b. controller ----
-out=$(podman run --rm localhost/sandboxd-controller:ci --version 2>&1) || die "controller: --version failed: $out"
+# stdout only: without systemd, podman itself writes healthcheck-timer errors to stderr.
+out=$(podman run --rm localhost/sandboxd-controller:ci --version 2>"$report/controller-version.err") ||
+    die "controller: --version failed: $out $(cat "$report/controller-version.err")"
 [[ $out == "sandboxd-controller $version (git $revision)" ]] ||
     die "controller: --version printed '$out', want 'sandboxd-controller $version (git $revision)'"
 log "controller: --version: $out"

@@ -41,13 +41,17 @@ final class WatchOptions {
                     + "(env SANDBOXD_WATCH_MEMORY, default ${DEFAULT-VALUE}).")
     long memory;
 
+    /** Null when not given: then {@link #DEFAULT_HEARTBEAT}, or less under a short idle timeout. */
     @Option(
             names = "--watch-heartbeat",
-            defaultValue = "15s",
             converter = GoDurationConverter.class,
             description = "A comment on a watch stream idle this long "
-                    + "(env SANDBOXD_WATCH_HEARTBEAT, default ${DEFAULT-VALUE}).")
+                    + "(env SANDBOXD_WATCH_HEARTBEAT, default 15s, or half of --http-idle-timeout when that is"
+                    + " shorter).")
     Duration heartbeat;
+
+    static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(15);
+    static final Duration MIN_HEARTBEAT = Duration.ofMillis(100);
 
     @Option(
             names = "--watch-linger",
@@ -71,16 +75,30 @@ final class WatchOptions {
         if (memory < 1024 * 1024) {
             throw bad(cmd, "--watch-memory must be at least 1048576 (got " + memory + ")");
         }
-        if (heartbeat.compareTo(Duration.ofMillis(100)) < 0 || heartbeat.compareTo(httpIdleTimeout) >= 0) {
+        // A heartbeat nobody asked for follows a short idle timeout (a stream must never be closed as
+        // idle while it is only waiting for changes); one given explicitly is checked against it.
+        Duration beat = heartbeat;
+        if (beat == null) {
+            Duration half = httpIdleTimeout.dividedBy(2);
+            beat = half.compareTo(DEFAULT_HEARTBEAT) < 0 ? half : DEFAULT_HEARTBEAT;
+            if (beat.compareTo(MIN_HEARTBEAT) < 0) {
+                beat = MIN_HEARTBEAT;
+            }
+        }
+        if (beat.compareTo(MIN_HEARTBEAT) < 0 || beat.compareTo(httpIdleTimeout) >= 0) {
             throw bad(
                     cmd,
-                    "--watch-heartbeat must be at least 100ms and shorter than --http-idle-timeout (got " + heartbeat
-                            + ")");
+                    "--watch-heartbeat must be at least 100ms and shorter than --http-idle-timeout (got " + millis(beat)
+                            + " with --http-idle-timeout " + millis(httpIdleTimeout) + ")");
         }
         if (linger.isNegative()) {
             throw bad(cmd, "--watch-linger must not be negative (got " + linger + ")");
         }
-        return new WatchSettings(maxWatchers, maxDirectories, retainedEvents, memory, heartbeat, linger);
+        return new WatchSettings(maxWatchers, maxDirectories, retainedEvents, memory, beat, linger);
+    }
+
+    private static String millis(Duration d) {
+        return d.toMillis() + "ms";
     }
 
     private static CommandLine.ParameterException bad(CommandLine cmd, String message) {

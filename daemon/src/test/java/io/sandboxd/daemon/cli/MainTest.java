@@ -107,6 +107,25 @@ class MainTest {
     }
 
     @Test
+    void theWatchHeartbeatFollowsAShortIdleTimeoutUnlessGivenAndAGivenOneIsChecked() {
+        Main.Parsed p = parse(Map.of(), "--root-dir", tmp.toString(), "--http-idle-timeout", "500ms");
+        assertThat(p.watch()).as(errText()).isNotNull();
+        assertThat(p.watch().heartbeat()).isEqualTo(Duration.ofMillis(250));
+        assertThat(parse(Map.of(), "--root-dir", tmp.toString()).watch().heartbeat())
+                .isEqualTo(Duration.ofSeconds(15));
+        Main.Parsed bad = parse(
+                Map.of("SANDBOXD_WATCH_HEARTBEAT", "15s"),
+                "--root-dir",
+                tmp.toString(),
+                "--http-idle-timeout",
+                "500ms");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(errText())
+                .contains("--watch-heartbeat must be at least 100ms and shorter than --http-idle-timeout"
+                        + " (got 15000ms with --http-idle-timeout 500ms)");
+    }
+
+    @Test
     void environmentVariablesAndFlagPrecedence() throws Exception {
         Path token = Files.writeString(tmp.resolve("tok"), "  file-token\n");
         Map<String, String> env = new HashMap<>();
@@ -119,7 +138,9 @@ class MainTest {
         env.put("SANDBOXD_METADATA_ENV_PREFIX", "META_");
         env.put("SANDBOXD_LOG_FORMAT", "json");
         env.put("SANDBOXD_AUTH_TOKEN_FILE", token.toString());
-        DaemonConfig c = parse(env).config();
+        Main.Parsed parsed = parse(env);
+        assertThat(parsed.config()).as(errText()).isNotNull();
+        DaemonConfig c = parsed.config();
         assertThat(c.grpcPort()).isEqualTo(7000);
         assertThat(c.restPort()).isEqualTo(7001);
         assertThat(c.listenHost()).isEqualTo("127.0.0.1");

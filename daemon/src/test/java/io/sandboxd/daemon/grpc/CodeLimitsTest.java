@@ -57,8 +57,13 @@ class CodeLimitsTest {
     @Test
     @Order(1)
     void anOutputFloodKeepsHeadAndTailAndSaysWhatWasDropped() {
-        CodeDaemon.Run r = d.run(ctx, "for i in range(300000):\n    print(i)");
+        // Flushed every 10,000 lines (~70 KB per stream message): left alone, ipykernel batches what
+        // was printed in its 0.2 s flush interval into one message, which on a loaded machine grew
+        // past MAX_MESSAGE and was dropped whole as oversized (a different limit, tested below).
+        CodeDaemon.Run r = d.run(
+                ctx, "import sys\nfor i in range(300000):\n    print(i)\n    if i % 10000 == 9999: sys.stdout.flush()");
         assertThat(r.status().getState()).isEqualTo(ExecutionState.EXECUTION_STATE_OK);
+        assertThat(r.status().getOversizedMessages()).isZero();
         String out = r.stdout();
         long bytes = r.outputs().stream()
                 .filter(ExecuteEvent::hasStream)
