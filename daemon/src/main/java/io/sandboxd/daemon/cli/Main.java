@@ -1,12 +1,17 @@
 package io.sandboxd.daemon.cli;
 
 import io.sandboxd.daemon.config.DaemonConfig;
+import io.sandboxd.daemon.logging.LogSetup;
 import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.daemon.security.JvmAttach;
 import io.sandboxd.daemon.security.Prctl;
+import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /** Entry point: parse, validate (exit 2 on a bad value), run until SIGTERM/SIGINT, exit 0. */
@@ -26,9 +31,6 @@ public final class Main {
 
     /** Library settings the daemon wants unless the operator set them (-D wins). */
     static void defaultSystemProperties() {
-        // Jetty/Javalin chatter would drown the one-line-per-request log; warnings still show
-        setDefault("org.slf4j.simpleLogger.log.org.eclipse.jetty", "warn");
-        setDefault("org.slf4j.simpleLogger.log.io.javalin", "warn");
         // Netty 4.2 registers its buffer-allocator JFR event types when the JDK has JFR, even with
         // no recording running: ~50 ms of the first call and ~1.7 MiB of JFR metadata classes.
         setDefault("io.netty.jfr.enabled", "false");
@@ -102,43 +104,58 @@ public final class Main {
     }
 
     static int run(String[] args, Map<String, String> env, StartupPreloader preloader) {
-        Parsed p = parse(args, env, System.out, System.err);
+        // The log format is a flag: what parsing says waits until the format is known. A usage
+        // error (no config) is printed as the plain text it is.
+        ByteArrayOutputStream parseNotes = new ByteArrayOutputStream();
+        Parsed p = parse(args, env, System.out, new PrintStream(parseNotes, true, StandardCharsets.UTF_8));
         if (p.config() == null) {
+            System.err.print(parseNotes.toString(StandardCharsets.UTF_8));
+            System.err.flush();
             return p.exitCode();
         }
+        // after the warm-up, which initialised logback on its thread: never two threads at once
+        io.sandboxd.daemon.metrics.Metrics metrics = preloader.metrics();
+        LogSetup.install(p.config().logFormat());
+        Logger log = LoggerFactory.getLogger(LogSetup.DAEMON);
+        parseNotes.toString(StandardCharsets.UTF_8).lines().forEach(log::warn);
         if (p.config().runAs().inherits() && !JvmAttach.runningAsRoot()) {
             JvmAttach.refuseSameUserAttach(); // the children share our uid: no jcmd/attach for them
         }
         ShutdownSignals signals = ShutdownSignals.install();
         Daemon daemon;
         try {
-            daemon = new Daemon(
-                    p.config(),
-                    p.durable(),
-                    p.code(),
-                    p.archives(),
-                    p.watch(),
-                    preloader.metrics(),
-                    RequestLog.stderr(p.config().logFormat()));
+            daemon =
+                    new Daemon(p.config(), p.durable(), p.code(), p.archives(), p.watch(), metrics, RequestLog.slf4j());
         } catch (java.io.UncheckedIOException e) {
-            System.err.println("sandboxd: failed to start: " + oneLine(String.valueOf(e.getMessage())));
+            log.error("sandboxd: failed to start: {}", oneLine(String.valueOf(e.getMessage())));
             return 1;
         }
         try {
             daemon.start();
         } catch (Exception e) {
-            System.err.println("sandboxd: failed to start: " + oneLine(String.valueOf(e.getMessage())));
+            log.error("sandboxd: failed to start: {}", oneLine(String.valueOf(e.getMessage())));
             daemon.shutdown();
             return 1;
         }
-        System.err.println("sandboxd: listening rest=" + p.config().listenHost() + ":" + daemon.restPort()
-                + " grpc=" + p.config().listenHost() + ":" + daemon.grpcPort() + " root="
-                + p.config().rootDir()
-                + " auth=" + (p.config().authToken().isPresent() ? "on" : "off")
-                + " processes-run-as="
-                + (p.config().runAs().inherits() ? "daemon-user" : p.config().runAs()));
-        signals.onTermination(daemon::shutdown);
+        DaemonConfig c = p.config();
+        String auth = c.authToken().isPresent() ? "on" : "off";
+        String runAs = c.runAs().inherits() ? "daemon-user" : c.runAs().toString();
+        log.atInfo()
+                .addKeyValue("listen_host", c.listenHost())
+                .addKeyValue("rest_port", daemon.restPort())
+                .addKeyValue("grpc_port", daemon.grpcPort())
+                .addKeyValue("root", c.rootDir().toString())
+                .addKeyValue("auth", auth)
+                .addKeyValue("processes_run_as", runAs)
+                .log("sandboxd: listening rest=" + c.listenHost() + ":" + daemon.restPort() + " grpc="
+                        + c.listenHost() + ":" + daemon.grpcPort() + " root=" + c.rootDir() + " auth=" + auth
+                        + " processes-run-as=" + runAs);
+        signals.onTermination(() -> {
+            log.info("sandboxd: stopping (signal received)");
+            daemon.shutdown();
+        });
         daemon.awaitTermination();
+        log.info("sandboxd: stopped");
         return 0;
     }
 

@@ -233,7 +233,8 @@ public final class SandboxdCommand {
     @Option(
             names = "--log-format",
             defaultValue = "text",
-            description = "Request log format: text or json (env SANDBOXD_LOG_FORMAT, default ${DEFAULT-VALUE}).")
+            description = "Log format of every stderr line: text or json, one object per line"
+                    + " (env SANDBOXD_LOG_FORMAT, default ${DEFAULT-VALUE}).")
     String logFormat;
 
     @Option(
@@ -246,7 +247,8 @@ public final class SandboxdCommand {
     static final NoEffectFlags UPSTREAM_ONLY = new NoEffectFlags(java.util.List.of(
             new NoEffectFlags.Flag("--zap-devel", true, "the log is one line per request in --log-format"),
             new NoEffectFlags.Flag("--zap-log-level", false, "the daemon logs startup, requests and warnings only"),
-            new NoEffectFlags.Flag("--zap-stacktrace-level", false, "log lines carry no stack traces"),
+            new NoEffectFlags.Flag(
+                    "--zap-stacktrace-level", false, "a stack trace is logged only with a library's error"),
             new NoEffectFlags.Flag("--zap-time-encoding", false, "times are always RFC 3339 in UTC")));
 
     /** Validates and resolves the options. @throws CommandLine.ParameterException on a bad value */

@@ -55,6 +55,9 @@ final class StartupPreloader {
     private void run() {
         Metrics m = null;
         try {
+            // logback's initialisation (the text format until the flags are parsed), off the main
+            // thread; Main installs the chosen format only after this warm-up ended
+            org.slf4j.LoggerFactory.getILoggerFactory();
             m = new Metrics();
             ClassLoader loader = StartupPreloader.class.getClassLoader();
             for (String name : CLASSES) {

@@ -35,6 +35,8 @@ import org.zeromq.ZMQ;
  * I/O thread and a reaper.
  */
 final class KernelLoop implements AutoCloseable {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("sandboxd.code");
+
     /** A timer; {@link #cancel()} on the loop. */
     static final class Timer implements Comparable<Timer> {
         private final long dueNanos;
@@ -170,7 +172,7 @@ final class KernelLoop implements AutoCloseable {
             }
         } catch (IOException e) {
             if (!closed) {
-                System.err.println("sandboxd: code contexts: the kernel loop failed: " + e);
+                LOG.error("sandboxd: code contexts: the kernel loop failed: {}", e.toString());
             }
         } catch (RuntimeException | Error e) {
             if (!closed) {
@@ -229,7 +231,7 @@ final class KernelLoop implements AutoCloseable {
         try {
             r.run();
         } catch (RuntimeException e) {
-            System.err.println("sandboxd: code contexts: unexpected " + e);
+            LOG.error("sandboxd: code contexts: unexpected " + e, e);
         }
     }
 

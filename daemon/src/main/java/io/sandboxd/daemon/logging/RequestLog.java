@@ -1,25 +1,25 @@
 package io.sandboxd.daemon.logging;
 
-import io.sandboxd.daemon.json.JsonText;
-import java.io.PrintStream;
-import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One structured line per REST request or gRPC call, on stderr. Only metadata is logged:
- * never a request body, header value or token. Targets (paths) are escaped so a hostile path
- * cannot forge extra log lines.
+ * One line per REST request or gRPC call, through the {@value #LOGGER} logger: a readable message
+ * plus typed fields (numbers as numbers) that the JSON format writes as its own keys. Only metadata
+ * is logged: never a request body, header value or token. Targets are escaped in the message so a
+ * hostile path cannot forge extra text lines (the JSON encoder escapes the raw field).
  */
 public final class RequestLog {
-    private final LogFormat format;
-    private final PrintStream out;
+    public static final String LOGGER = "sandboxd.request";
 
-    public RequestLog(LogFormat format, PrintStream out) {
-        this.format = format;
-        this.out = out;
+    private final Logger logger;
+
+    public RequestLog(Logger logger) {
+        this.logger = logger;
     }
 
-    public static RequestLog stderr(LogFormat format) {
-        return new RequestLog(format, System.err);
+    public static RequestLog slf4j() {
+        return new RequestLog(LoggerFactory.getLogger(LOGGER));
     }
 
     /**
@@ -36,38 +36,28 @@ public final class RequestLog {
             long durationNanos,
             long bytesIn,
             long bytesOut) {
-        StringBuilder sb = new StringBuilder(160);
-        String ts = Instant.now().toString();
-        if (format == LogFormat.JSON) {
-            sb.append("{\"ts\":\"")
-                    .append(ts)
-                    .append("\",\"transport\":\"")
-                    .append(transport)
-                    .append("\",\"method\":");
-            JsonText.appendString(sb, method);
-            sb.append(",\"target\":");
-            JsonText.appendString(sb, target);
-            sb.append(",\"status\":");
-            JsonText.appendString(sb, status);
-            sb.append(",\"duration_ms\":");
-            appendMillis(sb, durationNanos);
-            sb.append(",\"bytes_in\":")
-                    .append(bytesIn)
-                    .append(",\"bytes_out\":")
-                    .append(bytesOut)
-                    .append('}');
-        } else {
-            sb.append(ts).append(' ').append(transport).append(' ');
-            appendEscaped(sb, method);
-            sb.append(' ');
-            appendEscaped(sb, target);
-            sb.append(" status=");
-            appendEscaped(sb, status);
-            sb.append(" duration_ms=");
-            appendMillis(sb, durationNanos);
-            sb.append(" bytes_in=").append(bytesIn).append(" bytes_out=").append(bytesOut);
+        if (!logger.isInfoEnabled()) {
+            return;
         }
-        out.println(sb);
+        StringBuilder sb = new StringBuilder(128);
+        sb.append(transport).append(' ');
+        appendEscaped(sb, method);
+        sb.append(' ');
+        appendEscaped(sb, target);
+        sb.append(" status=");
+        appendEscaped(sb, status);
+        sb.append(" duration_ms=");
+        appendMillis(sb, durationNanos);
+        sb.append(" bytes_in=").append(bytesIn).append(" bytes_out=").append(bytesOut);
+        logger.atInfo()
+                .addKeyValue("transport", transport)
+                .addKeyValue("method", method)
+                .addKeyValue("target", target)
+                .addKeyValue("status", status)
+                .addKeyValue("duration_ms", ((Math.max(durationNanos, 0) + 500) / 1000) / 1000.0)
+                .addKeyValue("bytes_in", bytesIn)
+                .addKeyValue("bytes_out", bytesOut)
+                .log(sb.toString());
     }
 
     /** Milliseconds with three decimals, as {@code %.3f} would print them, without a Formatter per line. */

@@ -3,8 +3,6 @@ package io.sandboxd.daemon.config;
 import io.sandboxd.daemon.logging.LogFormat;
 import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.daemon.process.os.ChildCredentials;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -143,6 +141,6 @@ public final class TestConfig {
 
     /** A request log that writes nowhere: most tests do not read it. */
     public static RequestLog silentLog() {
-        return new RequestLog(LogFormat.TEXT, new PrintStream(OutputStream.nullOutputStream()));
+        return new RequestLog(org.slf4j.helpers.NOPLogger.NOP_LOGGER);
     }
 }

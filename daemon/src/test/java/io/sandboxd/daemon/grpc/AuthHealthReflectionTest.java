@@ -17,12 +17,10 @@ import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.ProcessConfig;
 import io.sandboxd.api.process.v1.ProcessServiceGrpc;
 import io.sandboxd.daemon.config.TestConfig;
+import io.sandboxd.daemon.logging.LogCapture;
 import io.sandboxd.daemon.logging.LogFormat;
 import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.testkit.Poll;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -125,8 +123,8 @@ class AuthHealthReflectionTest {
 
     @Test
     void everyRpcGetsOneLogLineAndLatencyMetrics() throws Exception {
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        RequestLog log = new RequestLog(LogFormat.TEXT, new PrintStream(buf, true, StandardCharsets.UTF_8));
+        LogCapture buf = new LogCapture(LogFormat.TEXT);
+        RequestLog log = buf.requestLog();
         try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> c, log)) {
             assertThat(d.blocking().execute(TRUE).getExitCode()).isZero();
             assertThat(code(() -> d.blocking().execute(ExecuteRequest.getDefaultInstance())))
@@ -154,13 +152,11 @@ class AuthHealthReflectionTest {
         assertThat(lines).anySatisfy(l -> assertThat(l).contains("status=INVALID_ARGUMENT"));
     }
 
-    static List<String> executeLines(ByteArrayOutputStream buf) {
-        synchronized (buf) {
-            return buf.toString(StandardCharsets.UTF_8)
-                    .lines()
-                    .filter(l -> l.contains("process.v1.ProcessService/Execute"))
-                    .toList();
-        }
+    static List<String> executeLines(LogCapture buf) {
+        return buf.text()
+                .lines()
+                .filter(l -> l.contains("process.v1.ProcessService/Execute"))
+                .toList();
     }
 
     static Status.Code code(Runnable r) {

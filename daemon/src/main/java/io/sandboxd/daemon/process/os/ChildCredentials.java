@@ -143,8 +143,10 @@ public final class ChildCredentials {
             // a credential change resets the dumpable flag to fs.suid_dumpable
             io.sandboxd.daemon.security.Prctl.makeNonDumpable();
         } catch (RuntimeException e) {
-            System.err.println("sandboxd: cannot restore the daemon's credentials after a spawn (" + e.getMessage()
-                    + "): stopping");
+            org.slf4j.LoggerFactory.getLogger("sandboxd")
+                    .error(
+                            "sandboxd: cannot restore the daemon's credentials after a spawn ({}): stopping",
+                            e.getMessage());
             Runtime.getRuntime().halt(70);
         }
     }

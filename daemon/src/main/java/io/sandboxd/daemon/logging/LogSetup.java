@@ -1,0 +1,66 @@
+package io.sandboxd.daemon.logging;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.Encoder;
+import org.slf4j.ILoggerFactory;
+import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
+
+/**
+ * logback configured in code (no XML: Joran's parser would cost startup time): one stderr appender
+ * whose encoder is the chosen {@link LogFormat}; the root at INFO, Jetty and Javalin at WARN (their
+ * INFO chatter would drown the one line per request); java.util.logging (grpc-java logs through
+ * it) bridged into SLF4J so its warnings come out in the same format.
+ */
+public final class LogSetup {
+    /** The daemon's own loggers are this one and its children ("sandboxd.request"...). */
+    public static final String DAEMON = "sandboxd";
+
+    private LogSetup() {}
+
+    /** Switches the process's logging to {@code format}; called once the flags are parsed. */
+    public static void install(LogFormat format) {
+        configure(context(), format);
+        if (!SLF4JBridgeHandler.isInstalled()) {
+            SLF4JBridgeHandler.removeHandlersForRootLogger();
+            SLF4JBridgeHandler.install();
+        }
+    }
+
+    private static LoggerContext context() {
+        ILoggerFactory f = LoggerFactory.getILoggerFactory();
+        if (f instanceof LoggerContext ctx) {
+            return ctx;
+        }
+        // only if a second SLF4J provider came first on the class path, or SLF4J is still being
+        // initialised by another thread (cli/Main waits for the preloader, which initialises it)
+        throw new IllegalStateException(
+                "logging is not logback (SLF4J factory " + f.getClass().getSimpleName() + ")");
+    }
+
+    static void configure(LoggerContext ctx, LogFormat format) {
+        ctx.reset();
+        ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
+        stderr.setContext(ctx);
+        stderr.setName("stderr");
+        stderr.setTarget("System.err");
+        stderr.setEncoder(encoder(ctx, format));
+        stderr.start();
+        Logger root = ctx.getLogger(Logger.ROOT_LOGGER_NAME);
+        root.setLevel(Level.INFO);
+        root.addAppender(stderr);
+        ctx.getLogger("org.eclipse.jetty").setLevel(Level.WARN);
+        ctx.getLogger("io.javalin").setLevel(Level.WARN);
+    }
+
+    public static Encoder<ILoggingEvent> encoder(LoggerContext ctx, LogFormat format) {
+        Encoder<ILoggingEvent> encoder = format == LogFormat.JSON ? new JsonLineEncoder() : new TextEncoder();
+        encoder.setContext(ctx);
+        encoder.start();
+        return encoder;
+    }
+}
