@@ -272,7 +272,10 @@ class FileWatcherTest {
         List<WatchEvent> events = until(s, is(EventKind.CREATED, "t/end"));
         assertThat(events.get(0).entry()).isEqualTo(EntryType.SYMLINK);
         Files.writeString(tmp.resolve("elsewhere/secret"), "x");
-        assertThat(drain(s, Duration.ofMillis(300))).isEmpty();
+        // touch's utimensat can land as a late attributes event of t/end; nothing else may come
+        assertThat(drain(s, Duration.ofMillis(300)))
+                .filteredOn(e -> !e.path().equals("t/end"))
+                .isEmpty();
     }
 
     @Test
