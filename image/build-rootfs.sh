@@ -6,9 +6,6 @@
 #   build-rootfs.sh packages        install SANDBOXD_PACKAGES (apt; needs the network)
 #   build-rootfs.sh install DIR     user 1000, /workspace, jars and launchers from DIR
 #   build-rootfs.sh archive         AppCDS archive from a training run of the installed daemon
-#   build-rootfs.sh grpc PORT METHOD ARG...
-#                                   unary call /process.v1.ProcessService/METHOD (Execute) with
-#                                   config.command = ARG... over h2c with curl (no grpcurl here)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -113,7 +110,11 @@ step_archive() {
         curl -fsS -o /dev/null "http://127.0.0.1:$rest/v1/files/missing" 2>/dev/null || true
         curl -fsS -o /dev/null "http://127.0.0.1:$rest/v1/metadata" || true
         curl -fsS -o /dev/null -X DELETE "http://127.0.0.1:$rest/v1/files/t%2Fa.txt" || true
-        step_grpc "$grpc" Execute sh -c 'echo out; echo err >&2' >/dev/null 2>&1 || true
+        # the project's own client (its CLI, inside the conformance jar) for the gRPC Execute
+        "$SANDBOXD_PREFIX/jre/bin/java" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+            -cp "$SANDBOXD_PREFIX/sandboxd-conformance.jar" io.sandboxd.client.cli.Cli \
+            exec --grpc "127.0.0.1:$grpc" -- sh -c 'echo out; echo err >&2' >/dev/null 2>"$train/exec.err" ||
+            { cat "$train/exec.err" >&2; kill -9 "$pid" 2>/dev/null || true; die "training Execute failed"; }
     done
     kill -TERM "$pid"
     wait "$pid" || true
@@ -127,32 +128,9 @@ step_archive() {
     log "CDS archive $jsa: $(du -k "$jsa" | cut -f1) KiB"
 }
 
-# Protobuf encoding of ExecuteRequest{config: ProcessConfig{command: ARGS}} as one gRPC frame.
-# Every length must fit in one varint byte (< 128): enough for the training calls.
-octal() { printf '\\%03o' "$1"; }
-step_grpc() {
-    port=$1 method=$2
-    shift 2
-    cfg="" cfglen=0
-    for a in "$@"; do
-        n=$(printf %s "$a" | wc -c)
-        [ "$n" -lt 128 ] || die "grpc: argument longer than 127 bytes"
-        cfg="$cfg$(octal 10)$(octal "$n")$(printf %s "$a" | sed 's/\\/\\\\/g; s/%/%%/g')"
-        cfglen=$((cfglen + 2 + n))
-    done
-    [ "$cfglen" -lt 126 ] || die "grpc: command longer than 125 bytes"
-    msglen=$((cfglen + 2))
-    # shellcheck disable=SC2059  # the format string is the encoded message
-    printf "$(octal 0)$(octal 0)$(octal 0)$(octal 0)$(octal "$msglen")$(octal 10)$(octal "$cfglen")$cfg" |
-        curl -fsS --http2-prior-knowledge -X POST --data-binary @- \
-            -H 'content-type: application/grpc' -H 'te: trailers' \
-            "http://127.0.0.1:$port/process.v1.ProcessService/$method"
-}
-
 case "${1:-}" in
     packages) step_packages ;;
     install) shift; step_install "$@" ;;
     archive) step_archive ;;
-    grpc) shift; step_grpc "$@" ;;
-    *) die "usage: build-rootfs.sh packages | install DIR | archive | grpc PORT METHOD ARG..." ;;
+    *) die "usage: build-rootfs.sh packages | install DIR | archive" ;;
 esac
