@@ -293,9 +293,12 @@ log "sandboxd: idle memory of the daemon's JVM (smaps_rollup): $mem"
 cli_jar=$repo/client/target/sandboxd-cli.jar
 [[ -f $cli_jar ]] || (cd "$repo" && ./mvnw -B -q -DskipTests -pl client -am package)
 java -jar "$cli_jar" exec --grpc "127.0.0.1:$grpc_port" --rest "http://127.0.0.1:$rest_port" -- \
-    sh -c 'sleep 3 </dev/null >/dev/null 2>&1 & echo $! > .orphan' >/dev/null || die "sandboxd: exec of the orphan maker failed"
+    sh -c 'sleep 120 </dev/null >/dev/null 2>&1 & echo $! > .orphan' >/dev/null || die "sandboxd: exec of the orphan maker failed"
 orphan=$(in_ctr "$c" cat /workspace/.orphan) || die "sandboxd: the orphan maker did not run"
 [[ $(status_field "$c" "$orphan" PPid) == 1 ]] || die "sandboxd: the orphan's parent is $(status_field "$c" "$orphan" PPid), not tini (PID 1)"
+# It ends when we say so (a timed sleep raced the checks above on a loaded machine); tini must
+# then reap it.
+in_ctr "$c" kill "$orphan" || die "sandboxd: could not end the orphan (pid $orphan)"
 reaped=no
 for _ in $(seq 150); do
     if ! in_ctr "$c" test -e "/proc/$orphan"; then reaped=yes; break; fi
