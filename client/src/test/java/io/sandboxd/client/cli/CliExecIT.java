@@ -219,8 +219,10 @@ class CliExecIT {
     }
 
     private static void awaitRemote(String marker) {
+        // A CLI JVM costs ~1.5 s of CPU to get there; at a load average of 17 on 2 cores that took
+        // over 30 s once.
         Poll.await(
-                Duration.ofSeconds(30),
+                Duration.ofSeconds(90),
                 () -> !remote(marker).isEmpty(),
                 () -> "the remote process never started: " + daemon.observer().descendants());
     }
