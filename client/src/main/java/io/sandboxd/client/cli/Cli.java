@@ -3,6 +3,7 @@ package io.sandboxd.client.cli;
 import io.sandboxd.client.DirectoryListing;
 import io.sandboxd.client.FileEntry;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -13,7 +14,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@code sandboxd-cli}: the command line of the sandboxd client library. Each verb is its own
- * class, registered here as a picocli subcommand, with the shared {@link ConnectionOptions}.
+ * class, registered here as a picocli subcommand ({@link #VERBS}), with the shared
+ * {@link ConnectionOptions}.
  * Exit codes: 0 ok, 1 a failure (one line on stderr naming what failed), 2 a usage error; exec
  * exits with the process's code.
  */
@@ -22,25 +24,6 @@ import tools.jackson.databind.node.ObjectNode;
         mixinStandardHelpOptions = true,
         versionProvider = VersionInfo.class,
         description = "Runs commands and moves files in a sandbox, over sandboxd's gRPC and REST APIs.",
-        subcommands = {
-            ExecCommand.class,
-            RunCommand.class,
-            AttachCommand.class,
-            PsCommand.class,
-            WaitCommand.class,
-            KillCommand.class,
-            CpCommand.class,
-            LsCommand.class,
-            RmCommand.class,
-            WatchCommand.class,
-            StatCommand.class,
-            MkdirCommand.class,
-            MvCommand.class,
-            ChmodCommand.class,
-            HealthCommand.class,
-            ContextCommand.class,
-            CommandLine.HelpCommand.class
-        },
         footer = {
             "",
             "Environment: SANDBOXD_GRPC_ADDR (host:port), SANDBOXD_REST_ADDR (URL), SANDBOXD_TOKEN.",
@@ -73,8 +56,58 @@ public final class Cli implements Callable<Integer> {
         }
     }
 
-    static int run(String... args) {
+    /** The verbs, in the order {@code --help} lists them. */
+    static final List<String> VERBS = List.of(
+            "exec", "run", "attach", "ps", "wait", "kill", "cp", "ls", "rm", "watch", "stat", "mkdir", "mv", "chmod",
+            "health", "context", "help");
+
+    /** A new instance of the verb {@code name}, or null for none. */
+    static Object verb(String name) {
+        return switch (name) {
+            case "exec" -> new ExecCommand();
+            case "run" -> new RunCommand();
+            case "attach" -> new AttachCommand();
+            case "ps" -> new PsCommand();
+            case "wait" -> new WaitCommand();
+            case "kill" -> new KillCommand();
+            case "cp" -> new CpCommand();
+            case "ls" -> new LsCommand();
+            case "rm" -> new RmCommand();
+            case "watch" -> new WatchCommand();
+            case "stat" -> new StatCommand();
+            case "mkdir" -> new MkdirCommand();
+            case "mv" -> new MvCommand();
+            case "chmod" -> new ChmodCommand();
+            case "health" -> new HealthCommand();
+            case "context" -> new ContextCommand();
+            case "help" -> new CommandLine.HelpCommand();
+            default -> null;
+        };
+    }
+
+    /**
+     * The command line for {@code args}. picocli reads the annotations of every registered verb
+     * (and the types of their fields: Jackson, the durable and code-context clients) before it
+     * parses anything, which was most of a short command's CPU time; so when the first word is a
+     * verb, that verb alone is registered: it parses, helps and fails exactly as it would among
+     * all of them (a verb never sees its siblings). {@code help VERB}, a top-level option, an
+     * unknown verb or none get every verb, for the listing and the suggestions.
+     */
+    static CommandLine commandLine(String... args) {
         CommandLine cl = new CommandLine(new Cli());
+        String first = args.length > 0 ? args[0] : "";
+        if (VERBS.contains(first) && !first.equals("help")) {
+            cl.addSubcommand(verb(first));
+        } else {
+            for (String v : VERBS) {
+                cl.addSubcommand(verb(v));
+            }
+        }
+        return cl;
+    }
+
+    static int run(String... args) {
+        CommandLine cl = commandLine(args);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             error(cmd.getCommandName(), ex);
             return 1;

@@ -12,9 +12,28 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /** The CLI's pieces that need no daemon: messages, mode strings, terminal sizes, version. */
 class CliPartsTest {
+    @Test
+    void aVerbFirstRegistersThatVerbAloneWithTheSameUsageAsAmongAll() {
+        CommandLine all = Cli.commandLine("--help");
+        assertThat(all.getSubcommands().keySet()).containsExactlyElementsOf(Cli.VERBS);
+        for (String verb : Cli.VERBS) {
+            CommandLine alone = Cli.commandLine(verb, "--help");
+            if (verb.equals("help")) {
+                assertThat(alone.getSubcommands().keySet()).containsExactlyElementsOf(Cli.VERBS);
+                continue;
+            }
+            assertThat(alone.getSubcommands().keySet()).containsExactly(verb);
+            assertThat(alone.getSubcommands().get(verb).getUsageMessage(CommandLine.Help.Ansi.OFF))
+                    .isEqualTo(all.getSubcommands().get(verb).getUsageMessage(CommandLine.Help.Ansi.OFF));
+        }
+        assertThat(Cli.commandLine().getSubcommands().keySet()).containsExactlyElementsOf(Cli.VERBS);
+        assertThat(Cli.commandLine("exe").getSubcommands().keySet()).containsExactlyElementsOf(Cli.VERBS);
+    }
+
     @Test
     void errorsReadAsOneLineWithoutClassNames() {
         assertThat(CliErrors.describe(
