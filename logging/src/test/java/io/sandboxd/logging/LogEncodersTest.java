@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.logging;
+package io.sandboxd.logging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
