@@ -195,9 +195,15 @@ public final class RouterMain implements Runnable {
         LogSetup.install(logFormat());
         try (Running r = start()) {
             CountDownLatch stop = new CountDownLatch(1);
-            Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "router-shutdown"));
+            // logged by the hook: the JVM may halt before the main thread gets past await()
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                log.info("shutting down");
+                                stop.countDown();
+                            },
+                            "router-shutdown"));
             stop.await();
-            log.info("shutting down");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
