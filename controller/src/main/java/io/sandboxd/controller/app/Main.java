@@ -11,6 +11,8 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.sandboxd.logging.LogFormat;
+import io.sandboxd.logging.LogSetup;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -34,6 +36,10 @@ import picocli.CommandLine.Spec;
         description = "Controller for agents.x-k8s.io Sandbox and the extensions.agents.x-k8s.io resources.")
 public final class Main implements java.util.concurrent.Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+    /** The one-line refusals, printed bare in the text format ("sandboxd-controller: ..."). */
+    private static final Logger SELF = LoggerFactory.getLogger(LogSetup.DAEMON + ".controller");
+
+    static final String LOG_FORMAT_ENV = "SANDBOXD_LOG_FORMAT";
 
     @Option(
             names = "--cluster-domain",
@@ -109,8 +115,32 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                     + " on, not ready, while they retry (default ${DEFAULT-VALUE}).")
     int cacheSyncTimeoutSeconds;
 
+    @Option(
+            names = "--log-format",
+            defaultValue = "${env:" + LOG_FORMAT_ENV + ":-text}",
+            description = "Log format of every stderr line: text or json, one object per line" + " (env "
+                    + LOG_FORMAT_ENV + ", default ${DEFAULT-VALUE}).")
+    String logFormat;
+
+    @Option(
+            names = "--zap-encoder",
+            description = "Upstream's log encoder flag: json or console, the same as --log-format json or text;"
+                    + " --log-format (or its env) wins when both are given.")
+    String zapEncoder;
+
     @Spec
     CommandSpec spec;
+
+    /** --log-format, or upstream's --zap-encoder when neither --log-format nor its env is given. */
+    LogFormat logFormat(Map<String, String> env) {
+        boolean given =
+                spec.commandLine().getParseResult().hasMatchedOption("--log-format") || env.containsKey(LOG_FORMAT_ENV);
+        try {
+            return LogFormat.choose(logFormat, given, zapEncoder);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
 
     /** The --*-workers flags; each names itself when it is below 1. */
     ControllerOptions.Workers workers() {
@@ -179,6 +209,8 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // before anything else logs: from here on every stderr line is in the chosen format
+        LogSetup.install(logFormat(System.getenv()));
         for (String warning : UpstreamFlags.ALL.warnings(spec.commandLine().getParseResult())) {
             LOG.warn(warning);
         }
@@ -188,7 +220,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                 systemProperties("kubernetes.master", "kubeconfig"),
                 java.nio.file.Path.of(System.getProperty("user.home")));
         if (noCluster.isPresent()) {
-            spec.commandLine().getErr().println("sandboxd-controller: " + noCluster.get());
+            SELF.error("sandboxd-controller: {}", noCluster.get());
             return 1;
         }
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

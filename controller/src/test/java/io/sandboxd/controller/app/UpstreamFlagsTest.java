@@ -1,10 +1,13 @@
 package io.sandboxd.controller.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sandboxd.logging.LogFormat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -86,7 +89,6 @@ class UpstreamFlagsTest {
         "--manage-webhook-certs=false, --manage-webhook-certs",
         "--enable-webhook=false, --enable-webhook",
         "--zap-devel, --zap-devel",
-        "--zap-encoder=json, --zap-encoder",
         "--zap-log-level=info, --zap-log-level",
         "--zap-stacktrace-level=error, --zap-stacktrace-level",
         "--zap-time-encoding=rfc3339, --zap-time-encoding",
@@ -96,6 +98,24 @@ class UpstreamFlagsTest {
                 .singleElement()
                 .asString()
                 .startsWith("warning: " + flag + " has no effect here (accepted for upstream compatibility; ");
+    }
+
+    @Test
+    void zapEncoderChoosesTheLogFormatUnlessLogFormatOrItsEnvIsGiven() {
+        assertThat(parse("--zap-encoder=json").logFormat(Map.of())).isEqualTo(LogFormat.JSON);
+        assertThat(parse("--zap-encoder", "console").logFormat(Map.of())).isEqualTo(LogFormat.TEXT);
+        assertThat(parse("--log-format=json").logFormat(Map.of())).isEqualTo(LogFormat.JSON);
+        assertThat(parse("--zap-encoder=json", "--log-format=text").logFormat(Map.of()))
+                .isEqualTo(LogFormat.TEXT);
+        assertThat(parse("--zap-encoder=json").logFormat(Map.of(Main.LOG_FORMAT_ENV, "text")))
+                .isEqualTo(LogFormat.TEXT);
+        assertThat(warnings("--zap-encoder=json")).isEmpty();
+        assertThatThrownBy(() -> parse("--zap-encoder=yaml").logFormat(Map.of()))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessage("--zap-encoder must be json or console (got \"yaml\")");
+        assertThatThrownBy(() -> parse("--log-format=xml").logFormat(Map.of()))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessage("--log-format must be text or json (got \"xml\")");
     }
 
     @Test

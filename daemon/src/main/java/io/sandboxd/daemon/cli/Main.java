@@ -1,10 +1,10 @@
 package io.sandboxd.daemon.cli;
 
 import io.sandboxd.daemon.config.DaemonConfig;
-import io.sandboxd.daemon.logging.LogSetup;
 import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.daemon.security.JvmAttach;
 import io.sandboxd.daemon.security.Prctl;
+import io.sandboxd.logging.LogSetup;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;

@@ -2,9 +2,9 @@ package io.sandboxd.daemon.cli;
 
 import io.sandboxd.daemon.code.CodeSettings;
 import io.sandboxd.daemon.config.DaemonConfig;
-import io.sandboxd.daemon.logging.LogFormat;
 import io.sandboxd.daemon.process.os.ChildCredentials;
 import io.sandboxd.daemon.security.RunAsUser;
+import io.sandboxd.logging.LogFormat;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -309,20 +309,10 @@ public final class SandboxdCommand {
     private LogFormat logFormat(CommandLine cmd, java.util.Map<String, String> env) {
         boolean formatGiven = cmd.getParseResult().hasMatchedOption("--log-format")
                 || env.containsKey(EnvDefaults.variableFor("--log-format"));
-        if (zapEncoder != null && !formatGiven) {
-            switch (zapEncoder.trim()) {
-                case "json":
-                    return LogFormat.JSON;
-                case "console":
-                    return LogFormat.TEXT;
-                default:
-                    throw bad(cmd, "--zap-encoder must be json or console (got \"" + zapEncoder + "\")");
-            }
-        }
         try {
-            return LogFormat.valueOf(logFormat.trim().toUpperCase(java.util.Locale.ROOT));
+            return LogFormat.choose(logFormat, formatGiven, zapEncoder);
         } catch (IllegalArgumentException e) {
-            throw bad(cmd, "--log-format must be text or json (got \"" + logFormat + "\")");
+            throw bad(cmd, e.getMessage());
         }
     }
 

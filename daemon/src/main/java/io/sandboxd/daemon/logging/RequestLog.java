@@ -1,5 +1,6 @@
 package io.sandboxd.daemon.logging;
 
+import io.sandboxd.logging.LogSetup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * hostile path cannot forge extra text lines (the JSON encoder escapes the raw field).
  */
 public final class RequestLog {
-    public static final String LOGGER = "sandboxd.request";
+    public static final String LOGGER = LogSetup.REQUEST;
 
     private final Logger logger;
 

@@ -1,6 +1,6 @@
 package io.sandboxd.daemon.rest;
 
-import io.sandboxd.daemon.json.JsonText;
+import io.sandboxd.logging.JsonText;
 import java.nio.charset.StandardCharsets;
 
 /** A minimal JSON writer for our few fixed response shapes (no reflection, no dependency). */

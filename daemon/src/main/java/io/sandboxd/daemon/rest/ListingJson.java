@@ -4,7 +4,7 @@ import io.sandboxd.daemon.fs.DirectoryListing;
 import io.sandboxd.daemon.fs.FileEntry;
 import io.sandboxd.daemon.fs.Name;
 import io.sandboxd.daemon.fs.Utf8;
-import io.sandboxd.daemon.json.JsonText;
+import io.sandboxd.logging.JsonText;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

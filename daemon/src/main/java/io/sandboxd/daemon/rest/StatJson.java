@@ -3,7 +3,7 @@ package io.sandboxd.daemon.rest;
 import io.sandboxd.daemon.fs.EntryStat;
 import io.sandboxd.daemon.fs.Name;
 import io.sandboxd.daemon.fs.Utf8;
-import io.sandboxd.daemon.json.JsonText;
+import io.sandboxd.logging.JsonText;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 

@@ -4,7 +4,7 @@ import io.sandboxd.daemon.fs.ListCursor;
 import io.sandboxd.daemon.fs.TreeEntry;
 import io.sandboxd.daemon.fs.TreeListing;
 import io.sandboxd.daemon.fs.Utf8;
-import io.sandboxd.daemon.json.JsonText;
+import io.sandboxd.logging.JsonText;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

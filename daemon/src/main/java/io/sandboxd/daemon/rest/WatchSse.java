@@ -3,7 +3,7 @@ package io.sandboxd.daemon.rest;
 import io.sandboxd.daemon.fs.Utf8;
 import io.sandboxd.daemon.fs.watch.EventKind;
 import io.sandboxd.daemon.fs.watch.WatchEvent;
-import io.sandboxd.daemon.json.JsonText;
+import io.sandboxd.logging.JsonText;
 
 /**
  * Watch events as Server-Sent Events (runtime-contract §4.2): {@code id:} is the event's sequence

@@ -3,7 +3,7 @@ package io.sandboxd.daemon.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sandboxd.daemon.config.DaemonConfig;
-import io.sandboxd.daemon.logging.LogFormat;
+import io.sandboxd.logging.LogFormat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

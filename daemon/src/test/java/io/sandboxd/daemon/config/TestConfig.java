@@ -1,8 +1,8 @@
 package io.sandboxd.daemon.config;
 
-import io.sandboxd.daemon.logging.LogFormat;
 import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.daemon.process.os.ChildCredentials;
+import io.sandboxd.logging.LogFormat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;

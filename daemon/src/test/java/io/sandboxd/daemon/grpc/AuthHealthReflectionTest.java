@@ -17,9 +17,9 @@ import io.sandboxd.api.process.v1.ExecuteRequest;
 import io.sandboxd.api.process.v1.ProcessConfig;
 import io.sandboxd.api.process.v1.ProcessServiceGrpc;
 import io.sandboxd.daemon.config.TestConfig;
-import io.sandboxd.daemon.logging.LogCapture;
-import io.sandboxd.daemon.logging.LogFormat;
 import io.sandboxd.daemon.logging.RequestLog;
+import io.sandboxd.logging.LogCapture;
+import io.sandboxd.logging.LogFormat;
 import io.sandboxd.testkit.Poll;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -124,7 +124,7 @@ class AuthHealthReflectionTest {
     @Test
     void everyRpcGetsOneLogLineAndLatencyMetrics() throws Exception {
         LogCapture buf = new LogCapture(LogFormat.TEXT);
-        RequestLog log = buf.requestLog();
+        RequestLog log = new RequestLog(buf.logger(RequestLog.LOGGER));
         try (GrpcDaemon d = GrpcDaemon.start(tmp, c -> c, log)) {
             assertThat(d.blocking().execute(TRUE).getExitCode()).isZero();
             assertThat(code(() -> d.blocking().execute(ExecuteRequest.getDefaultInstance())))

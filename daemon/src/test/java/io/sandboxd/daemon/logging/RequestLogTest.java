@@ -2,6 +2,8 @@ package io.sandboxd.daemon.logging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sandboxd.logging.LogCapture;
+import io.sandboxd.logging.LogFormat;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -12,7 +14,7 @@ class RequestLogTest {
 
     private static String logged(LogFormat format) {
         LogCapture capture = new LogCapture(format);
-        capture.requestLog().log("rest", "PUT", HOSTILE, "204", 1_500_000, 10, 0);
+        new RequestLog(capture.logger(RequestLog.LOGGER)).log("rest", "PUT", HOSTILE, "204", 1_500_000, 10, 0);
         return capture.text();
     }
 

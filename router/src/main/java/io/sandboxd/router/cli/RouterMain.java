@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.EventLoopGroup;
+import io.sandboxd.logging.LogFormat;
+import io.sandboxd.logging.LogSetup;
 import io.sandboxd.router.admin.AdminServer;
 import io.sandboxd.router.authz.AllowAllAuthorizer;
 import io.sandboxd.router.authz.Authorizer;
@@ -176,19 +178,42 @@ public final class RouterMain implements Runnable {
     @Option(names = "--io-threads", defaultValue = "0", description = "Netty event-loop threads (0 = 2 x cores).")
     int ioThreads;
 
+    @Option(
+            names = "--log-format",
+            defaultValue = "${env:SANDBOXD_LOG_FORMAT:-text}",
+            description = "Log format of every stderr line: text or json, one object per line"
+                    + " (env SANDBOXD_LOG_FORMAT, default ${DEFAULT-VALUE}).")
+    String logFormat;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new RouterMain()).execute(args));
     }
 
     @Override
     public void run() {
+        // the command line only: a test that calls start() in its own JVM keeps its logging
+        LogSetup.install(logFormat());
         try (Running r = start()) {
             CountDownLatch stop = new CountDownLatch(1);
-            Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "router-shutdown"));
+            // logged by the hook: the JVM may halt before the main thread gets past await()
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                log.info("shutting down");
+                                stop.countDown();
+                            },
+                            "router-shutdown"));
             stop.await();
-            log.info("shutting down");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    LogFormat logFormat() {
+        try {
+            return LogFormat.choose(logFormat, true, null);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
     }
 

@@ -106,12 +106,15 @@ public final class RouterServer implements AutoCloseable {
                     }
                 });
         serverChannel = sb.bind(config.bindHost(), config.port()).sync().channel();
-        log.info(
-                "router listening on {} (transport {}, path routing {}, proxy timeout {}s)",
-                serverChannel.localAddress(),
-                Transport.epoll() ? "epoll" : "nio",
-                config.pathRoutingPrefix().isEmpty() ? "off" : config.pathRoutingPrefix(),
-                config.proxyTimeout().toSeconds());
+        log.atInfo()
+                .addKeyValue("port", port())
+                .addKeyValue("proxy_timeout_s", config.proxyTimeout().toSeconds())
+                .log(
+                        "router listening on {} (transport {}, path routing {}, proxy timeout {}s)",
+                        serverChannel.localAddress(),
+                        Transport.epoll() ? "epoll" : "nio",
+                        config.pathRoutingPrefix().isEmpty() ? "off" : config.pathRoutingPrefix(),
+                        config.proxyTimeout().toSeconds());
         return this;
     }
 

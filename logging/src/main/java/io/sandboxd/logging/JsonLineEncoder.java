@@ -1,9 +1,8 @@
-package io.sandboxd.daemon.logging;
+package io.sandboxd.logging;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.encoder.EncoderBase;
-import io.sandboxd.daemon.json.JsonText;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.logging;
+package io.sandboxd.logging;
 
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.Configurator;

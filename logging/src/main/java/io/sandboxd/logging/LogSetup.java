@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.logging;
+package io.sandboxd.logging;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -11,14 +11,24 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
 
 /**
- * logback configured in code (no XML: Joran's parser would cost startup time): one stderr appender
- * whose encoder is the chosen {@link LogFormat}; the root at INFO, Jetty and Javalin at WARN (their
- * INFO chatter would drown the one line per request); java.util.logging (grpc-java logs through
- * it) bridged into SLF4J so its warnings come out in the same format.
+ * logback configured in code (no XML: Joran's parser would cost startup time) for the daemon, the
+ * controller and the router alike: one stderr appender whose encoder is the chosen {@link
+ * LogFormat}; the root at INFO, Jetty, Javalin, fabric8 and JOSDK at WARN (their INFO chatter
+ * would drown the binaries' own lines); java.util.logging (grpc-java logs through it) bridged into
+ * SLF4J so its warnings come out in the same format.
  */
 public final class LogSetup {
-    /** The daemon's own loggers are this one and its children ("sandboxd.request"...). */
+    /**
+     * The binaries' own human-readable lines go through this logger and its children
+     * ("sandboxd.controller"...): the text format prints them bare.
+     */
     public static final String DAEMON = "sandboxd";
+
+    /** The daemon's one line per request: the text format prefixes it with its instant. */
+    public static final String REQUEST = DAEMON + ".request";
+
+    private static final java.util.List<String> QUIET =
+            java.util.List.of("org.eclipse.jetty", "io.javalin", "io.fabric8", "io.javaoperatorsdk");
 
     private LogSetup() {}
 
@@ -53,8 +63,9 @@ public final class LogSetup {
         Logger root = ctx.getLogger(Logger.ROOT_LOGGER_NAME);
         root.setLevel(Level.INFO);
         root.addAppender(stderr);
-        ctx.getLogger("org.eclipse.jetty").setLevel(Level.WARN);
-        ctx.getLogger("io.javalin").setLevel(Level.WARN);
+        for (String library : QUIET) {
+            ctx.getLogger(library).setLevel(Level.WARN);
+        }
     }
 
     public static Encoder<ILoggingEvent> encoder(LoggerContext ctx, LogFormat format) {

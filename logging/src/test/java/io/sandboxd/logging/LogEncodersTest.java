@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.logging;
+package io.sandboxd.logging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -54,5 +54,20 @@ class LogEncodersTest {
         assertThat(c.text().lines().toList())
                 .satisfiesExactly(l -> assertThat(l).isEqualTo("sandboxd: listening rest=x"), l -> assertThat(l)
                         .matches("\\S+Z WARN \\[\\S+\\] org\\.eclipse\\.jetty\\.server\\.Server - odd"));
+    }
+
+    @Test
+    void textKeepsTheFieldsOfAClassLoggersLine() {
+        LogCapture c = new LogCapture(LogFormat.TEXT);
+        c.logger("io.sandboxd.controller.app.Main")
+                .atInfo()
+                .addKeyValue("port", 8080)
+                .addKeyValue("leaderElection", false)
+                .log("probes and metrics listening");
+        assertThat(c.text().lines().toList())
+                .singleElement()
+                .asString()
+                .matches("\\S+Z INFO \\[\\S+\\] io\\.sandboxd\\.controller\\.app\\.Main"
+                        + " - probes and metrics listening port=8080 leaderElection=false");
     }
 }

@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.logging;
+package io.sandboxd.logging;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
@@ -9,8 +9,9 @@ import java.time.Instant;
 
 /**
  * The human format, the daemon's lines as they always were: its own ({@code sandboxd.*} loggers)
- * as the bare message ("sandboxd: listening …"), the request log prefixed by its instant, and a
- * library's line as {@code <instant> LEVEL [thread] logger - message} with any stack trace.
+ * as the bare message ("sandboxd: listening …"), the request log prefixed by its instant, and any
+ * other line (a library's, the controller's and router's class loggers) as {@code <instant> LEVEL
+ * [thread] logger - message key=value…} with any stack trace.
  */
 public final class TextEncoder extends EncoderBase<ILoggingEvent> {
     private static final byte[] NONE = new byte[0];
@@ -33,7 +34,7 @@ public final class TextEncoder extends EncoderBase<ILoggingEvent> {
     static String line(ILoggingEvent e) {
         StringBuilder sb = new StringBuilder(160);
         String logger = e.getLoggerName();
-        if (logger.equals(RequestLog.LOGGER)) {
+        if (logger.equals(LogSetup.REQUEST)) {
             sb.append(Instant.ofEpochMilli(e.getTimeStamp())).append(' ').append(e.getFormattedMessage());
         } else if (logger.equals(LogSetup.DAEMON) || logger.startsWith(LogSetup.DAEMON + '.')) {
             sb.append(e.getFormattedMessage());
@@ -47,11 +48,21 @@ public final class TextEncoder extends EncoderBase<ILoggingEvent> {
                     .append(logger)
                     .append(" - ")
                     .append(e.getFormattedMessage());
+            appendPairs(sb, e.getKeyValuePairs());
         }
         sb.append(CoreConstants.LINE_SEPARATOR);
         if (e.getThrowableProxy() != null) {
             sb.append(ThrowableProxyUtil.asString(e.getThrowableProxy())).append(CoreConstants.LINE_SEPARATOR);
         }
         return sb.toString();
+    }
+
+    /** A line in the library format keeps its fields, as {@code key=value} after the message. */
+    private static void appendPairs(StringBuilder sb, java.util.List<org.slf4j.event.KeyValuePair> pairs) {
+        if (pairs != null) {
+            for (org.slf4j.event.KeyValuePair kv : pairs) {
+                sb.append(' ').append(kv.key).append('=').append(kv.value);
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
-package io.sandboxd.daemon.json;
+package io.sandboxd.logging;
 
 /**
- * JSON string escaping shared by REST bodies and the JSON request log, so neither needs a JSON
+ * JSON string escaping shared by the daemon's REST bodies and the JSON log format, so neither needs a JSON
  * library or reflection. Escapes like Go's encoder ({@code <>&} as \\u003c…) to match upstream's
  * bytes, and escapes lone surrogates so the output is always valid UTF-8.
  */

@@ -1,4 +1,4 @@
-package io.sandboxd.daemon.logging;
+package io.sandboxd.logging;
 
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -25,10 +25,6 @@ public final class LogCapture {
 
     public Logger logger(String name) {
         return ctx.getLogger(name);
-    }
-
-    public RequestLog requestLog() {
-        return new RequestLog(logger(RequestLog.LOGGER));
     }
 
     public String text() {

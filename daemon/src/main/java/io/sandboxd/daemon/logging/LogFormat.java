@@ -1,6 +1,0 @@
-package io.sandboxd.daemon.logging;
-
-public enum LogFormat {
-    TEXT,
-    JSON
-}
