@@ -45,6 +45,7 @@ class DaemonConformanceIT {
         Path suiteJar = Path.of(System.getProperty("conformance.jar", "target/sandboxd-conformance.jar"));
         assertThat(suiteJar).as("suite jar").exists();
         Path root = Files.createDirectory(tmp.resolve("root"));
+        Path state = Files.createDirectory(tmp.resolve("state"));
         DaemonSpec spec = DaemonSpec.packagedJar()
                 .withRootDir(root)
                 .withAuthToken(TOKEN)
@@ -58,7 +59,7 @@ class DaemonConformanceIT {
                         "--timeout-grace",
                         "1s",
                         "--state-dir",
-                        Files.createDirectory(tmp.resolve("state")).toString())
+                        state.toString())
                 .withEnv("SANDBOX_CONFORMANCE_ID", "sb-123")
                 .withEnv("SANDBOX_MONKEY", "kept: KEY only as a substring")
                 .withEnv("SANDBOX_AUTHOR", "kept: AUTH only as a substring")
@@ -70,6 +71,8 @@ class DaemonConformanceIT {
             Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
             Files.setAttribute(root, "unix:uid", NOBODY);
             Files.setAttribute(root, "unix:gid", NOBODY);
+            Files.setAttribute(state, "unix:uid", NOBODY); // the durable journal's directory is the daemon's too
+            Files.setAttribute(state, "unix:gid", NOBODY);
             spec = spec.withWrapper("/usr/bin/setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups");
         }
         try (RunningDaemon daemon = spec.start()) {
