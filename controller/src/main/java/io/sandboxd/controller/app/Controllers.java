@@ -98,7 +98,7 @@ public final class Controllers {
                     .withStopOnInformerErrorDuringStartup(false)
                     .withCacheSyncTimeout(cacheSyncTimeout)
                     .withUseSSAToPatchPrimaryResource(false)
-                    .withMetrics(new MicrometerMetrics(registry));
+                    .withMetrics(ControllerMeters.josdk(registry));
             if (leaderElection != null) o.withLeaderElectionConfiguration(leaderElection);
         });
         op.register(new SandboxReconciler(opts.clusterDomain(), opts.clock()), c -> c.withName(SANDBOX)

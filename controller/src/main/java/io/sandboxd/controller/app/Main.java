@@ -6,10 +6,6 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sandboxd.logging.LogFormat;
 import io.sandboxd.logging.LogSetup;
@@ -223,10 +219,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
             SELF.error("sandboxd-controller: {}", noCluster.get());
             return 1;
         }
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        new JvmMemoryMetrics().bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
+        PrometheusMeterRegistry registry = ControllerMeters.prometheus();
         // The probes answer from the first moment: /healthz 200 (the process is alive), /readyz 503
         // until the operator runs with every informer healthy. Without a reachable API server the
         // controller keeps running not-ready while fabric8 retries, instead of hanging unprobed or

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sandboxd.controller.app.ControllerOptions;
 import io.sandboxd.controller.app.Controllers;
@@ -31,7 +32,7 @@ final class ControllerHarness implements AutoCloseable {
     final KubernetesClient client;
 
     final KubernetesClient operatorClient;
-    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    final MeterRegistry registry;
     final Operator operator;
     final FakeKubelet kubelet;
 
@@ -47,6 +48,13 @@ final class ControllerHarness implements AutoCloseable {
 
     /** With a given CRUD dispatcher, e.g. one that records requests. */
     ControllerHarness(io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher dispatcher) {
+        this(dispatcher, new SimpleMeterRegistry());
+    }
+
+    /** With a given dispatcher and the registry the controller's meters go to (e.g. the Prometheus one). */
+    ControllerHarness(
+            io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher dispatcher, MeterRegistry registry) {
+        this.registry = registry;
         server = new io.fabric8.kubernetes.client.server.mock.KubernetesMockServer(
                 new io.fabric8.mockwebserver.Context(),
                 new io.fabric8.mockwebserver.MockWebServer(),
@@ -127,9 +135,10 @@ final class ControllerHarness implements AutoCloseable {
         return c != null && status.equals(c.getStatus()) && reason.equals(c.getReason());
     }
 
-    double reconcilesStarted(String kind) {
-        var c = registry.find("sandboxd_controller_reconcile_started")
-                .tag("kind", kind)
+    /** JOSDK's count of reconciles submitted for {@code controller} (a name from {@link Controllers}). */
+    double reconcilesStarted(String controller) {
+        var c = registry.find("reconciliations.started.total")
+                .tag("controller.name", controller)
                 .counter();
         return c == null ? 0 : c.count();
     }

@@ -2,6 +2,7 @@ package io.sandboxd.controller.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sandboxd.controller.app.Controllers;
 import io.sandboxd.controller.model.Sandbox;
 import org.junit.jupiter.api.Test;
 
@@ -23,10 +24,10 @@ class InvalidConfigurationIT extends HarnessTestBase {
 
         // No hot loop: after settling, the reconcile count stays flat (a retry would start at 200 ms).
         Thread.sleep(1500);
-        double settled = h.reconcilesStarted("Sandbox");
+        double settled = h.reconcilesStarted(Controllers.SANDBOX);
         String rv = h.get(ns, name).getMetadata().getResourceVersion();
         Thread.sleep(4000);
-        assertThat(h.reconcilesStarted("Sandbox")).isEqualTo(settled);
+        assertThat(h.reconcilesStarted(Controllers.SANDBOX)).isEqualTo(settled);
         assertThat(h.get(ns, name).getMetadata().getResourceVersion()).isEqualTo(rv);
 
         // Editing the spec reconciles again.
@@ -35,6 +36,6 @@ class InvalidConfigurationIT extends HarnessTestBase {
                 "pod created after the fix",
                 () -> client.pods().inNamespace(ns).withName(name).get() != null);
         Await.until("no longer invalid", () -> h.hasCondition(ns, name, "Ready", "False", "DependenciesNotReady"));
-        assertThat(h.reconcilesStarted("Sandbox")).isGreaterThan(settled);
+        assertThat(h.reconcilesStarted(Controllers.SANDBOX)).isGreaterThan(settled);
     }
 }

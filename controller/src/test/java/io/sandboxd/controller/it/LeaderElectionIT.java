@@ -67,8 +67,8 @@ class LeaderElectionIT {
         }
 
         double sandboxReconciles() {
-            var c = registry.find("sandboxd_controller_reconcile_started")
-                    .tag("kind", "Sandbox")
+            var c = registry.find("reconciliations.started.total")
+                    .tag("controller.name", Controllers.SANDBOX)
                     .counter();
             return c == null ? 0 : c.count();
         }
