@@ -8,6 +8,7 @@ import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sandboxd.logging.LogFormat;
+import io.sandboxd.logging.LogLevel;
 import io.sandboxd.logging.LogSetup;
 import java.time.Clock;
 import java.time.Duration;
@@ -124,8 +125,24 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                     + " --log-format (or its env) wins when both are given.")
     String zapEncoder;
 
+    @Option(
+            names = "--zap-log-level",
+            paramLabel = "<level>",
+            description = "Upstream's log level flag: debug, info, warn or error (dpanic, panic and fatal keep"
+                    + " errors only), or zap's verbosity n >= 1 (1 = debug, 2 and more = trace); default info.")
+    String zapLogLevel;
+
     @Spec
     CommandSpec spec;
+
+    /** --zap-log-level as the root log level (info without it). */
+    LogLevel logLevel() {
+        try {
+            return LogLevel.fromZap(zapLogLevel);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
 
     /** --log-format, or upstream's --zap-encoder when neither --log-format nor its env is given. */
     LogFormat logFormat(Map<String, String> env) {
@@ -206,7 +223,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         // before anything else logs: from here on every stderr line is in the chosen format
-        LogSetup.install(logFormat(System.getenv()));
+        LogSetup.install(logFormat(System.getenv()), logLevel());
         for (String warning : UpstreamFlags.ALL.warnings(spec.commandLine().getParseResult())) {
             LOG.warn(warning);
         }

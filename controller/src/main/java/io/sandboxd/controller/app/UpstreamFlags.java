@@ -6,7 +6,7 @@ import java.util.List;
  * The flags of upstream's agent-sandbox-controller that have no counterpart here. Its manifests
  * start this controller unchanged; each flag given logs one warning saying why it has no effect.
  * (Upstream's worker counts, leader election, metrics address, cluster domain, extensions,
- * --zap-encoder and version flags are honoured: they are options of {@link Main}.)
+ * --zap-encoder, --zap-log-level and version flags are honoured: they are options of {@link Main}.)
  */
 final class UpstreamFlags {
     private UpstreamFlags() {}
@@ -22,7 +22,8 @@ final class UpstreamFlags {
     private static final String NO_WEBHOOK =
             "no conversion webhook: every served version has the same schema, so the API server converts";
     private static final String NO_PPROF = "a Go profiler; use JDK Flight Recorder (jcmd JFR.start)";
-    private static final String ZAP = "a Go logger option; logs go through SLF4J (--zap-encoder is honoured)";
+    private static final String ZAP =
+            "a Go logger option; logs go through SLF4J (--zap-encoder and --zap-log-level are honoured)";
 
     static final NoEffectFlags ALL = new NoEffectFlags(List.of(
             valued("--health-probe-bind-address", "/healthz and /readyz are served on --metrics-bind-address"),
@@ -56,7 +57,6 @@ final class UpstreamFlags {
             bool("--manage-webhook-certs", NO_WEBHOOK),
             bool("--enable-webhook", NO_WEBHOOK),
             bool("--zap-devel", ZAP),
-            valued("--zap-log-level", ZAP),
             valued("--zap-stacktrace-level", ZAP),
             valued("--zap-time-encoding", ZAP)));
 }

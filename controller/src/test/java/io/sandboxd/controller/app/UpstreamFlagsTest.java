@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sandboxd.logging.LogFormat;
+import io.sandboxd.logging.LogLevel;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
@@ -89,7 +90,6 @@ class UpstreamFlagsTest {
         "--manage-webhook-certs=false, --manage-webhook-certs",
         "--enable-webhook=false, --enable-webhook",
         "--zap-devel, --zap-devel",
-        "--zap-log-level=info, --zap-log-level",
         "--zap-stacktrace-level=error, --zap-stacktrace-level",
         "--zap-time-encoding=rfc3339, --zap-time-encoding",
     })
@@ -119,6 +119,28 @@ class UpstreamFlagsTest {
     }
 
     @Test
+    void zapLogLevelSetsTheRootLevelTheWayZapReadsIt() {
+        assertThat(parse().logLevel()).isEqualTo(LogLevel.INFO);
+        assertThat(parse("--zap-log-level=debug").logLevel()).isEqualTo(LogLevel.DEBUG);
+        assertThat(parse("--zap-log-level", "error").logLevel()).isEqualTo(LogLevel.ERROR);
+        assertThat(parse("--zap-log-level=1").logLevel()).isEqualTo(LogLevel.DEBUG);
+        assertThat(parse("--zap-log-level=2").logLevel()).isEqualTo(LogLevel.TRACE);
+        assertThat(warnings("--zap-log-level=debug")).isEmpty();
+    }
+
+    @Test
+    void aBadZapLogLevelIsAUsageErrorNamingTheFlagAndItsValues() {
+        StringWriter err = new StringWriter();
+        CommandLine cmd = Main.commandLine();
+        cmd.setErr(new PrintWriter(err));
+        cmd.setOut(new PrintWriter(new StringWriter()));
+        assertThat(cmd.execute("--zap-log-level=verbose", "--no-leader-elect")).isEqualTo(2);
+        assertThat(err.toString())
+                .startsWith("--zap-log-level must be debug, info, warn, error, dpanic, panic, fatal or an integer of 1"
+                        + " or more (got \"verbose\")");
+    }
+
+    @Test
     void helpListsTheUpstreamFlags() {
         StringWriter out = new StringWriter();
         CommandLine cmd = Main.commandLine().setOut(new PrintWriter(out));
@@ -128,6 +150,7 @@ class UpstreamFlagsTest {
                         "--enable-tracing",
                         "--health-probe-bind-address",
                         "--sandbox-concurrent-workers",
-                        "--zap-devel");
+                        "--zap-devel",
+                        "--zap-log-level");
     }
 }

@@ -112,9 +112,8 @@ class DocumentedMetricsIT {
                 .contains("sandboxd_claim_bind_seconds", "reconciliations_started_total");
         PrometheusMeterRegistry registry = ControllerMeters.prometheus();
         try (ControllerHarness h = new ControllerHarness(
-                        new PodCreatesFailUntil(() -> registry.find("reconciliations.retries.total")
-                                        .counter()
-                                != null),
+                        new PodCreatesFailUntil(() ->
+                                registry.find("reconciliations.retries.total").counter() != null),
                         registry);
                 HttpEndpoints http = new HttpEndpoints("127.0.0.1", 0, registry, () -> true)) {
             String ns = ControllerHarness.namespace("metrics");

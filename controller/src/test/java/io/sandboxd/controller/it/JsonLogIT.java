@@ -124,6 +124,30 @@ class JsonLogIT {
         });
     }
 
+    @Test
+    void zapLogLevelErrorLeavesOnlyTheErrors() throws Exception {
+        // without the level this prints two lines: the --enable-tracing warning, then the refusal
+        ProcessBuilder pb = controller(
+                List.of("-Duser.home=" + dir),
+                "--log-format=json",
+                "--zap-log-level=error",
+                "--enable-tracing",
+                "--metrics-bind-address=127.0.0.1:0");
+        pb.environment().keySet().removeIf(k -> k.startsWith("KUBERNETES_") || k.equals("KUBECONFIG"));
+        pb.environment().put("HOME", dir.toString());
+        Path err = dir.resolve("stderr");
+        Process p = pb.redirectErrorStream(true).redirectOutput(err.toFile()).start();
+        try {
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isEqualTo(1);
+        } finally {
+            p.destroyForcibly().waitFor();
+        }
+        assertThat(objects(read(err)))
+                .singleElement()
+                .satisfies(n -> assertThat(n.get("level").asString()).isEqualTo("ERROR"));
+    }
+
     /** Every line parsed; fails on the first that is not one JSON object with the common fields. */
     private static List<JsonNode> objects(String text) {
         List<JsonNode> nodes = new ArrayList<>();

@@ -4,6 +4,7 @@ import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.logging.RequestLog;
 import io.sandboxd.daemon.security.JvmAttach;
 import io.sandboxd.daemon.security.Prctl;
+import io.sandboxd.logging.LogLevel;
 import io.sandboxd.logging.LogSetup;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -63,9 +64,10 @@ public final class Main {
             io.sandboxd.daemon.code.CodeSettings code,
             io.sandboxd.daemon.fs.ArchiveLimits archives,
             io.sandboxd.daemon.fs.watch.WatchSettings watch,
+            LogLevel logLevel,
             int exitCode) {
         Parsed(DaemonConfig config, int exitCode) {
-            this(config, null, null, null, null, exitCode);
+            this(config, null, null, null, null, null, exitCode);
         }
     }
 
@@ -82,6 +84,7 @@ public final class Main {
                 return new Parsed(null, 0);
             }
             DaemonConfig config = options.toConfig(cmd, env);
+            LogLevel logLevel = options.logLevel(cmd);
             if (!parsed.hasMatchedOption("--root-dir") && !env.containsKey(EnvDefaults.variableFor("--root-dir"))) {
                 err.println("sandboxd: no --root-dir (or SANDBOXD_ROOT_DIR) given: using " + config.rootDir());
             }
@@ -95,6 +98,7 @@ public final class Main {
                     options.toCodeSettings(cmd),
                     options.toArchiveLimits(cmd),
                     options.watch.toSettings(cmd, config.httpIdleTimeout()),
+                    logLevel,
                     0);
         } catch (CommandLine.ParameterException e) {
             err.println("sandboxd: " + oneLine(e.getMessage()) + " (see --help)");
@@ -115,7 +119,7 @@ public final class Main {
         }
         // after the warm-up, which initialised logback on its thread: never two threads at once
         io.sandboxd.daemon.metrics.Metrics metrics = preloader.metrics();
-        LogSetup.install(p.config().logFormat());
+        LogSetup.install(p.config().logFormat(), p.logLevel());
         Logger log = LoggerFactory.getLogger(LogSetup.DAEMON);
         parseNotes.toString(StandardCharsets.UTF_8).lines().forEach(log::warn);
         if (p.config().runAs().inherits() && !JvmAttach.runningAsRoot()) {

@@ -5,6 +5,7 @@ import io.sandboxd.daemon.config.DaemonConfig;
 import io.sandboxd.daemon.process.os.ChildCredentials;
 import io.sandboxd.daemon.security.RunAsUser;
 import io.sandboxd.logging.LogFormat;
+import io.sandboxd.logging.LogLevel;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -243,10 +244,16 @@ public final class SandboxdCommand {
                     + "--log-format (or its env) wins when both are given.")
     String zapEncoder;
 
+    @Option(
+            names = "--zap-log-level",
+            paramLabel = "<level>",
+            description = "Upstream's log level flag: debug, info, warn or error (dpanic, panic and fatal keep"
+                    + " errors only), or zap's verbosity n >= 1 (1 = debug, 2 and more = trace); default info.")
+    String zapLogLevel;
+
     /** Upstream's other flags (its zap logging options), accepted with a warning: see {@link NoEffectFlags}. */
     static final NoEffectFlags UPSTREAM_ONLY = new NoEffectFlags(java.util.List.of(
             new NoEffectFlags.Flag("--zap-devel", true, "the log is one line per request in --log-format"),
-            new NoEffectFlags.Flag("--zap-log-level", false, "the daemon logs startup, requests and warnings only"),
             new NoEffectFlags.Flag(
                     "--zap-stacktrace-level", false, "a stack trace is logged only with a library's error"),
             new NoEffectFlags.Flag("--zap-time-encoding", false, "times are always RFC 3339 in UTC")));
@@ -311,6 +318,15 @@ public final class SandboxdCommand {
                 || env.containsKey(EnvDefaults.variableFor("--log-format"));
         try {
             return LogFormat.choose(logFormat, formatGiven, zapEncoder);
+        } catch (IllegalArgumentException e) {
+            throw bad(cmd, e.getMessage());
+        }
+    }
+
+    /** --zap-log-level as the root log level (info without it). */
+    LogLevel logLevel(CommandLine cmd) {
+        try {
+            return LogLevel.fromZap(zapLogLevel);
         } catch (IllegalArgumentException e) {
             throw bad(cmd, e.getMessage());
         }

@@ -98,6 +98,26 @@ class JsonLogIT {
         assertThat(lines).anySatisfy(n -> assertThat(str(n, "logger")).startsWith("io.grpc."));
     }
 
+    /** Upstream's --zap-log-level is honoured: at warn the startup, request and shutdown lines (INFO) go. */
+    @Test
+    void zapLogLevelWarnLeavesOnlyWarningsAndErrors() throws Exception {
+        List<JsonNode> lines;
+        try (RunningDaemon d = DaemonSpec.packagedJar()
+                .withRootDir(tmp.resolve("ws"))
+                .withArgs("--log-format", "json", "--zap-log-level=warn", "--zap-devel")
+                .withReadyTimeout(Duration.ofSeconds(60))
+                .withLogs(tmp, "daemon")
+                .start()) {
+            assertThat(rest(d, "/v1/files/missing")).isEqualTo(404);
+            d.signal("TERM");
+            assertThat(d.awaitExit(Duration.ofSeconds(30))).hasValue(0);
+            lines = parseEveryLine(d.stderr());
+        }
+        // the --zap-devel no-effect warning is still there; nothing below WARN is
+        assertThat(lines).anySatisfy(n -> assertThat(str(n, "message")).contains("--zap-devel"));
+        assertThat(lines).allSatisfy(n -> assertThat(str(n, "level")).isIn("WARN", "ERROR"));
+    }
+
     /** Fails on the first line that is not a JSON object with the four fields every line has. */
     static List<JsonNode> parseEveryLine(String stderr) {
         ObjectMapper json = new ObjectMapper();

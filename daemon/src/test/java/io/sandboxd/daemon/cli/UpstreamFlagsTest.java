@@ -3,6 +3,7 @@ package io.sandboxd.daemon.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sandboxd.logging.LogFormat;
+import io.sandboxd.logging.LogLevel;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +51,8 @@ class UpstreamFlagsTest {
         "--http-idle-timeout=30s",
         "--stream-chunk-size=0",
         "--zap-encoder=json",
+        "--zap-log-level=debug",
+        "--zap-log-level=2",
     })
     void honouredUpstreamFlagIsAcceptedWithoutWarning(String flag) {
         Main.Parsed p = parse(Map.of(), flag);
@@ -62,8 +65,6 @@ class UpstreamFlagsTest {
     @CsvSource({
         "--zap-devel, --zap-devel",
         "--zap-devel=false, --zap-devel",
-        "--zap-log-level=debug, --zap-log-level",
-        "--zap-log-level=2, --zap-log-level",
         "--zap-stacktrace-level=panic, --zap-stacktrace-level",
         "--zap-time-encoding=iso8601, --zap-time-encoding",
     })
@@ -111,6 +112,31 @@ class UpstreamFlagsTest {
                 .singleElement()
                 .asString()
                 .contains("--zap-encoder must be json or console (got \"yaml\")");
+    }
+
+    @Test
+    void zapLogLevelSetsTheRootLevelTheWayZapReadsIt() {
+        assertThat(parse(Map.of()).logLevel()).isEqualTo(LogLevel.INFO);
+        assertThat(parse(Map.of(), "--zap-log-level=debug").logLevel()).isEqualTo(LogLevel.DEBUG);
+        assertThat(parse(Map.of(), "--zap-log-level", "error").logLevel()).isEqualTo(LogLevel.ERROR);
+        assertThat(parse(Map.of(), "--zap-log-level=1").logLevel()).isEqualTo(LogLevel.DEBUG);
+        assertThat(parse(Map.of(), "--zap-log-level=3").logLevel()).isEqualTo(LogLevel.TRACE);
+        // like every daemon flag, also from its SANDBOXD_ variable; the flag wins
+        assertThat(parse(Map.of("SANDBOXD_ZAP_LOG_LEVEL", "warn")).logLevel()).isEqualTo(LogLevel.WARN);
+        assertThat(parse(Map.of("SANDBOXD_ZAP_LOG_LEVEL", "warn"), "--zap-log-level=info")
+                        .logLevel())
+                .isEqualTo(LogLevel.INFO);
+    }
+
+    @Test
+    void badZapLogLevelIsAUsageErrorNamingTheFlagAndItsValues() {
+        Main.Parsed p = parse(Map.of(), "--zap-log-level=0", "--zap-devel");
+        assertThat(p.exitCode()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(errLines())
+                .singleElement()
+                .asString()
+                .isEqualTo("sandboxd: --zap-log-level must be debug, info, warn, error, dpanic, panic, fatal or an"
+                        + " integer of 1 or more (got \"0\") (see --help)");
     }
 
     @Test

@@ -5,12 +5,58 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sandboxd.router.resolve.PodCache;
 import io.sandboxd.router.resolve.ResolvedTarget;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** The router's meters; every meter is created once and looked up without allocation on the hot path. */
 public final class RouterMetrics {
+    /**
+     * Histogram buckets of {@code sandbox_router_request_duration_seconds}: a small request to a Pod
+     * on the node network takes about a millisecond; file transfers and code runs take seconds to
+     * minutes; 180 s is the default --proxy-timeout, after which the router answers 504. Buckets,
+     * unlike client-side percentiles, add up across router replicas.
+     */
+    static final Duration[] REQUEST_BUCKETS = {
+        Duration.ofMillis(1),
+        Duration.ofMillis(5),
+        Duration.ofMillis(10),
+        Duration.ofMillis(25),
+        Duration.ofMillis(50),
+        Duration.ofMillis(100),
+        Duration.ofMillis(250),
+        Duration.ofMillis(500),
+        Duration.ofSeconds(1),
+        Duration.ofMillis(2500),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(60),
+        Duration.ofSeconds(180)
+    };
+
+    /**
+     * Histogram buckets of {@code sandbox_router_authz_duration_seconds}: a decision from the verdict
+     * caches takes about 0.1 ms (p50 0.084 ms measured); one that asks the API server (TokenReview +
+     * SubjectAccessReview) 10-100 ms (p50 17.6 ms, p99 105 ms on the mock); 10 s is the default
+     * --authz-tokenreview-timeout, after which the caller gets a 500.
+     */
+    static final Duration[] AUTHZ_BUCKETS = {
+        Duration.ofNanos(100_000),
+        Duration.ofNanos(500_000),
+        Duration.ofMillis(1),
+        Duration.ofMillis(5),
+        Duration.ofMillis(10),
+        Duration.ofMillis(25),
+        Duration.ofMillis(50),
+        Duration.ofMillis(100),
+        Duration.ofMillis(250),
+        Duration.ofMillis(500),
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(10)
+    };
+
     private final MeterRegistry registry;
     private final Timer[] byStatusClass = new Timer[6];
     private final Counter[] bySource = new Counter[ResolvedTarget.Source.values().length];
@@ -30,6 +76,7 @@ public final class RouterMetrics {
             byStatusClass[i] = Timer.builder("sandbox_router_request_duration")
                     .description("Proxied requests until the response ends (or the upgrade switches)")
                     .tag("code", i + "xx")
+                    .serviceLevelObjectives(REQUEST_BUCKETS)
                     .register(registry);
         }
         for (ResolvedTarget.Source s : ResolvedTarget.Source.values()) {
@@ -41,6 +88,11 @@ public final class RouterMetrics {
                     .description("Targets not dialled because an address is restricted, by source")
                     .tag("source", s.tag())
                     .register(registry);
+        }
+        // every refusal code there is (AuthzException: 401, 403) exported from the start, at 0: a
+        // series that appears only with the first refusal hides it from rate() and alerts
+        for (int code : new int[] {401, 403}) {
+            deniedCounter(code);
         }
         authzFromCache = authzTimer(registry, "true");
         authzFromApi = authzTimer(registry, "false");
@@ -60,7 +112,14 @@ public final class RouterMetrics {
                 .description("Authorization decisions; cached=true: decided at once (verdict caches, allow-all)")
                 .tag("cached", cached)
                 .publishPercentiles(0.5, 0.99)
+                .serviceLevelObjectives(AUTHZ_BUCKETS)
                 .register(registry);
+    }
+
+    private Counter deniedCounter(int status) {
+        return authzDenied.computeIfAbsent(Integer.toString(status), s -> Counter.builder("sandbox_router_authz_denied")
+                .tag("code", s)
+                .register(registry));
     }
 
     /** @param cached whether the decision was there at once (cache or no API needed) */
@@ -110,11 +169,7 @@ public final class RouterMetrics {
     }
 
     public void authzDenied(int status) {
-        authzDenied
-                .computeIfAbsent(Integer.toString(status), s -> Counter.builder("sandbox_router_authz_denied")
-                        .tag("code", s)
-                        .register(registry))
-                .increment();
+        deniedCounter(status).increment();
     }
 
     public void upgradeOpened() {
