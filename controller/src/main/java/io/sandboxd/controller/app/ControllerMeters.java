@@ -19,8 +19,8 @@ public final class ControllerMeters {
      * A reconcile with nothing to change answers from the informer caches in well under 5 ms; one
      * that writes costs one or two API round trips (5-50 ms in a cluster, more with a busy etcd);
      * hundreds of milliseconds to seconds mean queueing on the API server or client; 30 s is three
-     * fabric8 request timeouts, a hung reconcile. Percentiles of these buckets sum across replicas,
-     * which client-side percentiles cannot.
+     * fabric8 request timeouts, a hung reconcile. Bucket counts add up across replicas, so a
+     * percentile can be taken over all of them, which client-side percentiles cannot give.
      */
     static final Duration[] RECONCILE_BUCKETS = {
         Duration.ofMillis(1),
