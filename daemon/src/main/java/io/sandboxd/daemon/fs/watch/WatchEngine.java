@@ -50,6 +50,7 @@ final class WatchEngine {
     private final Emitter emitter;
     private final ModifyCoalescer<FileKey> writes = new ModifyCoalescer<>(COALESCE_NANOS, MAX_TRACKED_WRITES);
     private final ScanEchoes echoes = new ScanEchoes(MAX_ECHOES);
+    private final UnsizedEntries unsized = new UnsizedEntries();
     private final Map<WatchKey, TreeWatch> watches = new LinkedHashMap<>();
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final WatchTree.ScanSink scanSink = new ScanReporter();
@@ -260,6 +261,7 @@ final class WatchEngine {
                     readAndHandle();
                 }
                 timers();
+                unsized.retry(this::reportSize, System.nanoTime());
                 emitter.publish(watches.values());
                 descriptors.clear();
             }
@@ -434,6 +436,7 @@ final class WatchEngine {
         }
         Stat st = tree.stat(node, name);
         emitter.change(to, EventKind.CREATED, node.childPath(name), null, type(dir, st), st);
+        sizeLater(node, name, dir, st);
         if (dir) {
             watchNewDirectory(node, name, to);
         }
@@ -456,6 +459,7 @@ final class WatchEngine {
         FileKey k = new FileKey(node.wd, name);
         writes.forget(k);
         echoes.forget(k);
+        unsized.forget(k);
         emitter.change(
                 covering(node, name),
                 EventKind.DELETED,
@@ -494,6 +498,7 @@ final class WatchEngine {
         // close after writing always yields one, and the deletion follows it
         Stat st = tree.stat(node, k.name());
         emitter.change(to, EventKind.MODIFIED, node.childPath(k.name()), null, type(false, st), st);
+        sizeLater(node, k.name(), false, st);
     }
 
     /** Both halves of a rename inside the watched directories. */
@@ -514,6 +519,7 @@ final class WatchEngine {
         DirNode fromDir = from.dir();
         FileKey fromKey = new FileKey(fromDir.wd, from.name());
         echoes.forget(fromKey);
+        unsized.forget(fromKey);
         String oldPath = fromDir.childPath(from.name());
         String newPath = toDir.childPath(toName);
         List<TreeWatch> fromWatches = covering(fromDir, from.name());
@@ -538,6 +544,7 @@ final class WatchEngine {
         emitter.change(both, EventKind.MOVED, newPath, oldPath, type, st);
         emitter.change(onlyFrom, EventKind.DELETED, oldPath, null, dir ? EntryType.DIRECTORY : EntryType.FILE, null);
         emitter.change(onlyTo, EventKind.CREATED, newPath, null, type, st);
+        sizeLater(toDir, toName, dir, st);
         if (!dir) {
             return;
         }
@@ -565,6 +572,7 @@ final class WatchEngine {
         }
         Stat st = tree.stat(dir, name);
         emitter.change(to, EventKind.CREATED, dir.childPath(name), null, type(directory, st), st);
+        sizeLater(dir, name, directory, st);
         if (directory) {
             watchNewDirectory(dir, name, to);
         }
@@ -579,6 +587,7 @@ final class WatchEngine {
         FileKey k = new FileKey(dir.wd, from.name());
         writes.forget(k);
         echoes.forget(k);
+        unsized.forget(k);
         emitter.change(
                 covering(dir, from.name()),
                 EventKind.DELETED,
@@ -636,6 +645,7 @@ final class WatchEngine {
         pendingFrom = null;
         writes.clear();
         echoes.clear();
+        unsized.clear();
         for (TreeWatch w : new ArrayList<>(watches.values())) {
             if (!w.ended) {
                 rewalk(w);
@@ -681,6 +691,27 @@ final class WatchEngine {
             }
         }
         return out;
+    }
+
+    /** A file just reported without a size (see {@link UnsizedEntries}): its size follows when known. */
+    private void sizeLater(DirNode dir, String name, boolean directory, Stat st) {
+        if (st == null && !directory && !dir.watches.isEmpty()) {
+            unsized.add(new FileKey(dir.wd, name), System.nanoTime());
+        }
+    }
+
+    /** @return true when {@code k} no longer needs a size: reported now, or its directory is gone */
+    private boolean reportSize(FileKey k) {
+        DirNode node = tree.node(k.wd());
+        if (node == null) {
+            return true;
+        }
+        Stat st = tree.stat(node, k.name());
+        if (st == null) {
+            return false;
+        }
+        emitter.change(covering(node, k.name()), EventKind.ATTRIBUTES, node.childPath(k.name()), null, st.type(), st);
+        return true;
     }
 
     private static EntryType type(boolean dir, Stat st) {
