@@ -74,7 +74,8 @@ public final class BenchMain {
             return;
         }
         if (args.length > 0 && args[0].equals("listing")) {
-            System.exit(io.sandboxd.bench.listing.ListingBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            System.exit(
+                    io.sandboxd.bench.listing.ListingBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
         if (args.length > 0 && args[0].equals("controller")) {

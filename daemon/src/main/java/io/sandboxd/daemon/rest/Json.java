@@ -83,7 +83,7 @@ final class Json {
 
         GoEscapes() {
             for (int c = 0; c < 0x20; c++) {
-                ascii[c] = ESCAPE_STANDARD; // \u00xx, also for \b and \f (Jackson's default writes \b \f)
+                ascii[c] = ESCAPE_STANDARD; // backslash-u-00xx, also for \b and \f (Jackson's default writes \b \f)
             }
             ascii['\n'] = 'n';
             ascii['\r'] = 'r';

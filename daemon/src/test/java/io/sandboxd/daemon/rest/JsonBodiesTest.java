@@ -208,13 +208,25 @@ class JsonBodiesTest {
         String dir = new String(DIR, ISO_8859_1);
         for (byte[] n : NAMES) {
             String p = dir + "/" + new String(n, ISO_8859_1);
-            events.add(new WatchEvent(seq++, EventKind.CREATED, p, null, EntryType.FILE, n.length, mtime, null, null, null));
-            events.add(new WatchEvent(seq++, EventKind.MOVED, p, p + "\u00ff", EntryType.DIRECTORY, -1, null, null, null, null));
-            events.add(new WatchEvent(seq++, EventKind.DELETED, p, null, EntryType.SYMLINK, -1, null, null, null, null));
+            events.add(new WatchEvent(
+                    seq++, EventKind.CREATED, p, null, EntryType.FILE, n.length, mtime, null, null, null));
+            events.add(new WatchEvent(
+                    seq++, EventKind.MOVED, p, p + "\u00ff", EntryType.DIRECTORY, -1, null, null, null, null));
+            events.add(
+                    new WatchEvent(seq++, EventKind.DELETED, p, null, EntryType.SYMLINK, -1, null, null, null, null));
         }
         events.add(new WatchEvent(seq++, EventKind.RESYNC, dir, null, null, -1, null, "overflow", null, null));
-        events.add(new WatchEvent(seq++, EventKind.ERROR, "", null, null, -1, null, "limit",
-                "too many events: raise --watch-max-events <\"now\">\n\u2028", "--watch-max-events"));
+        events.add(new WatchEvent(
+                seq++,
+                EventKind.ERROR,
+                "",
+                null,
+                null,
+                -1,
+                null,
+                "limit",
+                "too many events: raise --watch-max-events <\"now\">\n\u2028",
+                "--watch-max-events"));
         events.add(new WatchEvent(seq, EventKind.ERROR, dir, null, null, -1, null, "shutdown", "bye \u00ff", null));
 
         ByteArrayOutputStream now = new ByteArrayOutputStream();
@@ -231,12 +243,16 @@ class JsonBodiesTest {
 
     @Test
     void smallBodiesAreTheBytesTheHandWrittenWriterMade() {
-        assertSame(Json.error("NOT_FOUND", "no such file: /a\u00ff<b>"), HandWrittenJson.error("NOT_FOUND", "no such file: /a\u00ff<b>"));
-        assertThat(new String(Json.bytes(g -> {
-                    g.writeStartObject();
-                    g.writeNumberProperty("entries", 12);
-                    g.writeEndObject();
-                }), StandardCharsets.UTF_8))
+        assertSame(
+                Json.error("NOT_FOUND", "no such file: /a\u00ff<b>"),
+                HandWrittenJson.error("NOT_FOUND", "no such file: /a\u00ff<b>"));
+        assertThat(new String(
+                        Json.bytes(g -> {
+                            g.writeStartObject();
+                            g.writeNumberProperty("entries", 12);
+                            g.writeEndObject();
+                        }),
+                        StandardCharsets.UTF_8))
                 .isEqualTo("{\"entries\":12}\n");
     }
 

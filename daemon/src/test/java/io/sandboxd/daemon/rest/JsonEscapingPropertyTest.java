@@ -26,7 +26,13 @@ class JsonEscapingPropertyTest {
     @Example
     void surrogatesAndTheirNeighbours() {
         for (String s : new String[] {
-            "\uD83D\uDE00", "\uD83D", "\uDE00", "\uDE00\uD83D", "\uD83D\uD83D\uDE00", "a\uDE00\uDE00b", "\uD83D\uDE00\uDE00"
+            "\uD83D\uDE00",
+            "\uD83D",
+            "\uDE00",
+            "\uDE00\uD83D",
+            "\uD83D\uD83D\uDE00",
+            "a\uDE00\uDE00b",
+            "\uD83D\uDE00\uDE00"
         }) {
             assertSameEscaping(s);
         }

@@ -246,9 +246,7 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
             if ("/readyz".equals(path)) {
                 boolean ready = core.ready.getAsBoolean();
                 respondLocally(
-                        e,
-                        JsonResponses.status(ctx.alloc(), ready ? 200 : 503, ready ? "ready" : "not ready"),
-                        false);
+                        e, JsonResponses.status(ctx.alloc(), ready ? 200 : 503, ready ? "ready" : "not ready"), false);
                 return;
             }
         }

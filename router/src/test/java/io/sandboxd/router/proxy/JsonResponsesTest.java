@@ -19,13 +19,17 @@ import net.jqwik.api.Provide;
 class JsonResponsesTest {
     @Property(tries = 1500)
     void detailsAreTheBytesTheHandWrittenQuotingMade(@ForAll("text") String s) {
-        assertThat(text(JsonResponses.detail(s))).isEqualTo(text(("{\"detail\":" + handWritten(s) + "}").getBytes(StandardCharsets.UTF_8)));
-        assertThat(text(JsonResponses.status(s))).isEqualTo(text(("{\"status\":" + handWritten(s) + "}").getBytes(StandardCharsets.UTF_8)));
+        assertThat(text(JsonResponses.detail(s)))
+                .isEqualTo(text(("{\"detail\":" + handWritten(s) + "}").getBytes(StandardCharsets.UTF_8)));
+        assertThat(text(JsonResponses.status(s)))
+                .isEqualTo(text(("{\"status\":" + handWritten(s) + "}").getBytes(StandardCharsets.UTF_8)));
     }
 
     @Example
     void escapes() {
-        assertThat(new String(JsonResponses.detail("a\"b\\c\n\u0001\b\f\u007f<&>/\u2028\uD83D\uDE00"), StandardCharsets.UTF_8))
+        assertThat(new String(
+                        JsonResponses.detail("a\"b\\c\n\u0001\b\f\u007f<&>/\u2028\uD83D\uDE00"),
+                        StandardCharsets.UTF_8))
                 .isEqualTo("{\"detail\":\"a\\\"b\\\\c\\n\\u0001\\u0008\\u000c\u007f<&>/\u2028\uD83D\uDE00\"}");
         assertThat(new String(JsonResponses.status("not ready"), StandardCharsets.UTF_8))
                 .isEqualTo("{\"status\":\"not ready\"}");
