@@ -73,6 +73,11 @@ public final class BenchMain {
                     java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
+        if (args.length > 0 && args[0].equals("listing")) {
+            System.exit(
+                    io.sandboxd.bench.listing.ListingBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
         if (args.length > 0 && args[0].equals("controller")) {
             System.exit(ControllerBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;

@@ -24,6 +24,8 @@ final class BenchOptions {
             or:    java -jar sandboxd-bench.jar footprint --start-daemon ./sandboxd|JAR [--variant NAME=SPEC]... [--starts N]
                                                      [--target-address HOST:PORT --target-pid PID] [--json FILE]
                                                      cold starts, idle smaps breakdown, CPU per call cold vs warm
+            or:    java -jar sandboxd-bench.jar listing --jar NAME=JAR [--jar NAME=JAR]... [--entries N] [--rounds N]
+                                                     listing throughput of one large directory, jars interleaved
             or:    java -jar sandboxd-bench.jar durable [options]  durable processes (durable --help lists its options)
             or:    java -jar sandboxd-bench.jar code --start-daemon JAR [--cold N] [--round-trips N] [--image-mb MB]
                                                      code contexts vs the kernel driven by jupyter_client

@@ -43,7 +43,11 @@ final class ArchiveHandler {
         boolean replace = q.bool("replace", false);
         long entries =
                 archives.upload(path, new MinimumRateInputStream(ctx.req().getInputStream()), replace);
-        byte[] body = new Json().raw("{\"entries\":").num(entries).raw("}\n").bytes();
+        byte[] body = Json.bytes(g -> {
+            g.writeStartObject();
+            g.writeNumberProperty("entries", entries);
+            g.writeEndObject();
+        });
         ctx.status(200);
         ctx.res().setContentType("application/json");
         ctx.res().setContentLength(body.length);

@@ -212,26 +212,27 @@ public final class RestServer {
         if (!listeners.state().isServing()) {
             throw new SandboxException(ErrorKind.UNAVAILABLE, "sandboxd is shutting down");
         }
-        byte[] body = new Json()
-                .raw("{\"status\":\"ok\",\"uptime_seconds\":")
-                .num(listeners.state().uptimeSeconds())
-                .raw("}\n")
-                .bytes();
-        json(ctx, body);
+        long uptime = listeners.state().uptimeSeconds();
+        json(ctx, Json.bytes(g -> {
+            g.writeStartObject();
+            g.writeStringProperty("status", "ok");
+            g.writeNumberProperty("uptime_seconds", uptime);
+            g.writeEndObject();
+        }));
     }
 
     private void metadata(Context ctx) {
         Map<String, String> env = MetadataEnv.filter(environment, config.metadataEnvPrefix());
-        Json j = new Json().raw("{\"env\":{");
-        boolean first = true;
-        for (Map.Entry<String, String> e : env.entrySet()) {
-            if (!first) {
-                j.raw(",");
+        json(ctx, Json.bytes(g -> {
+            g.writeStartObject();
+            g.writeName("env");
+            g.writeStartObject();
+            for (Map.Entry<String, String> e : env.entrySet()) {
+                g.writeStringProperty(e.getKey(), e.getValue());
             }
-            first = false;
-            j.str(e.getKey()).raw(":").str(e.getValue());
-        }
-        json(ctx, j.raw("}}\n").bytes());
+            g.writeEndObject();
+            g.writeEndObject();
+        }));
     }
 
     private void metrics(Context ctx) {

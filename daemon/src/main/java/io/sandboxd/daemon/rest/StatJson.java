@@ -3,9 +3,10 @@ package io.sandboxd.daemon.rest;
 import io.sandboxd.daemon.fs.EntryStat;
 import io.sandboxd.daemon.fs.Name;
 import io.sandboxd.daemon.fs.Utf8;
-import io.sandboxd.logging.JsonText;
 import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
 import java.util.List;
+import tools.jackson.core.JsonGenerator;
 
 /**
  * {@code stat} as JSON (runtime-contract §4.3). Names follow the listing's convention
@@ -16,29 +17,22 @@ final class StatJson {
     private StatJson() {}
 
     static byte[] of(EntryStat s) {
-        StringBuilder sb = new StringBuilder(256);
-        sb.append('{');
-        appendPath(sb, "path", s.path(), true);
-        sb.append(",\"type\":\"").append(s.type().wireName()).append('"');
-        sb.append(",\"size\":").append(s.size());
-        sb.append(",\"mode\":\"").append(octal(s.mode())).append('"');
-        sb.append(",\"modified_at\":");
-        JsonText.appendString(sb, DateTimeFormatter.ISO_INSTANT.format(s.modifiedAt()));
-        if (s.etag() != null) {
-            sb.append(",\"etag\":");
-            JsonText.appendString(sb, s.etag());
-        }
-        if (s.linkTarget() != null) {
-            sb.append(",\"link_target\":");
-            JsonText.appendString(sb, Utf8.lossy(s.linkTarget()));
-            if (!Utf8.isValid(s.linkTarget())) {
-                sb.append(",\"link_target_encoded\":");
-                JsonText.appendString(sb, encodePath(s.linkTarget()));
+        return Json.bytes(g -> {
+            g.writeStartObject();
+            writePath(g, "path", s.path(), true);
+            g.writeStringProperty("type", s.type().wireName());
+            g.writeNumberProperty("size", s.size());
+            g.writeStringProperty("mode", octal(s.mode()));
+            g.writeStringProperty("modified_at", DateTimeFormatter.ISO_INSTANT.format(s.modifiedAt()));
+            if (s.etag() != null) {
+                g.writeStringProperty("etag", s.etag());
             }
-            sb.append(",\"link_resolves\":\"").append(s.link().wireName()).append('"');
-        }
-        sb.append("}\n");
-        return sb.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            if (s.linkTarget() != null) {
+                writeLinkTarget(g, s.linkTarget());
+                g.writeStringProperty("link_resolves", s.link().wireName());
+            }
+            g.writeEndObject();
+        });
     }
 
     /**
@@ -46,24 +40,34 @@ final class StatJson {
      * not UTF-8, {@code "path_encoded":"/a/%FF"}: each segment percent-encoded, so it addresses
      * the entry in any path parameter.
      */
-    static void appendPath(StringBuilder sb, String field, List<Name> segments, boolean absolute) {
+    static void writePath(JsonGenerator g, String field, List<Name> segments, boolean absolute) {
         StringBuilder shown = new StringBuilder();
-        StringBuilder encoded = new StringBuilder();
         boolean utf8 = true;
         for (Name n : segments) {
             if (absolute || shown.length() > 0) {
                 shown.append('/');
-                encoded.append('/');
             }
             shown.append(n.display());
-            encoded.append(n.percentEncoded());
             utf8 &= n.isUtf8();
         }
-        sb.append('"').append(field).append("\":");
-        JsonText.appendString(sb, absolute && shown.length() == 0 ? "/" : shown.toString());
+        g.writeStringProperty(field, absolute && shown.length() == 0 ? "/" : shown.toString());
         if (!utf8) {
-            sb.append(",\"").append(field).append("_encoded\":");
-            JsonText.appendString(sb, encoded.toString());
+            StringBuilder encoded = new StringBuilder();
+            for (Name n : segments) {
+                if (absolute || encoded.length() > 0) {
+                    encoded.append('/');
+                }
+                encoded.append(n.percentEncoded());
+            }
+            g.writeStringProperty(field + "_encoded", encoded.toString());
+        }
+    }
+
+    /** {@code link_target}, and {@code link_target_encoded} when the target's bytes are not UTF-8. */
+    static void writeLinkTarget(JsonGenerator g, byte[] target) {
+        g.writeStringProperty("link_target", Utf8.lossy(target));
+        if (!Utf8.isValid(target)) {
+            g.writeStringProperty("link_target_encoded", encodePath(target));
         }
     }
 
@@ -73,7 +77,7 @@ final class StatJson {
         int start = 0;
         for (int i = 0; i <= b.length; i++) {
             if (i == b.length || b[i] == '/') {
-                sb.append(Utf8.percentEncode(java.util.Arrays.copyOfRange(b, start, i)));
+                sb.append(Utf8.percentEncode(Arrays.copyOfRange(b, start, i)));
                 if (i < b.length) {
                     sb.append('/');
                 }

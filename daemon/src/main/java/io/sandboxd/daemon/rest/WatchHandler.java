@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.exc.JacksonIOException;
 
 /**
  * {@code GET /sandboxd/v1alpha1/watch} (runtime-contract §4.2): a {@link WatchStream} as Server-Sent
@@ -55,21 +57,27 @@ final class WatchHandler {
     private void stream(WatchStream stream, OutputStream out) throws IOException, InterruptedException {
         long heartbeat = watcher.settings().heartbeat().toNanos();
         write(out, WatchSse.opening(stream.watchedPath()));
-        StringBuilder sb = new StringBuilder(16 * 1024);
-        while (true) {
-            WatchStream.Batch b = stream.next(heartbeat, BATCH);
-            if (b.events().isEmpty() && !b.ended()) {
-                write(out, WatchSse.HEARTBEAT);
-                continue;
+        // one generator for the stream's life; it is empty between batches, so the heartbeat can go around it
+        JsonGenerator events = Json.to(out);
+        try {
+            while (true) {
+                WatchStream.Batch b = stream.next(heartbeat, BATCH);
+                if (b.events().isEmpty() && !b.ended()) {
+                    write(out, WatchSse.HEARTBEAT);
+                    continue;
+                }
+                for (WatchEvent e : b.events()) {
+                    WatchSse.write(events, e);
+                }
+                events.flush();
+                out.flush();
+                if (b.ended()) {
+                    events.close(); // hands its buffer back; on a failure it is simply dropped
+                    return;
+                }
             }
-            sb.setLength(0);
-            for (WatchEvent e : b.events()) {
-                WatchSse.append(sb, e);
-            }
-            write(out, sb.toString());
-            if (b.ended()) {
-                return;
-            }
+        } catch (JacksonIOException e) {
+            throw Json.unwrap(e);
         }
     }
 

@@ -3,7 +3,7 @@ package io.sandboxd.daemon.rest;
 import io.sandboxd.daemon.fs.Utf8;
 import io.sandboxd.daemon.fs.watch.EventKind;
 import io.sandboxd.daemon.fs.watch.WatchEvent;
-import io.sandboxd.logging.JsonText;
+import tools.jackson.core.JsonGenerator;
 
 /**
  * Watch events as Server-Sent Events (runtime-contract §4.2): {@code id:} is the event's sequence
@@ -23,44 +23,41 @@ final class WatchSse {
         return ": watching " + watchedPath.replace('\n', ' ').replace('\r', ' ') + "\nretry: 1000\n\n";
     }
 
-    static void append(StringBuilder sb, WatchEvent e) {
-        sb.append("id: ").append(e.seq()).append("\ndata: ");
-        json(sb, e);
-        sb.append("\n\n");
+    /** One event as an SSE frame: {@code id: <seq>}, {@code data: <json>}, a blank line. */
+    static void write(JsonGenerator g, WatchEvent e) {
+        g.writeRaw("id: " + e.seq() + "\ndata: ");
+        json(g, e);
+        g.writeRaw("\n\n");
     }
 
-    static void json(StringBuilder sb, WatchEvent e) {
-        sb.append("{\"seq\":")
-                .append(e.seq())
-                .append(",\"type\":\"")
-                .append(e.kind().wireName())
-                .append('"');
-        path(sb, "path", e.pathBytes());
+    static void json(JsonGenerator g, WatchEvent e) {
+        g.writeStartObject();
+        g.writeNumberProperty("seq", e.seq());
+        g.writeStringProperty("type", e.kind().wireName());
+        path(g, "path", e.pathBytes());
         if (e.oldPath() != null) {
-            path(sb, "old_path", e.oldPathBytes());
+            path(g, "old_path", e.oldPathBytes());
         }
         if (e.entry() != null) {
-            sb.append(",\"entry\":\"").append(e.entry().wireName()).append('"');
+            g.writeStringProperty("entry", e.entry().wireName());
         }
         if (e.size() >= 0) {
-            sb.append(",\"size\":").append(e.size());
+            g.writeNumberProperty("size", e.size());
         }
         if (e.mtime() != null) {
-            sb.append(",\"modified_at\":\"").append(e.mtime()).append('"');
+            g.writeStringProperty("modified_at", e.mtime().toString());
         }
         if (e.reason() != null) {
-            sb.append(",\"reason\":");
-            JsonText.appendString(sb, e.reason());
+            g.writeStringProperty("reason", e.reason());
         }
         if (e.kind() == EventKind.ERROR) {
-            sb.append(",\"code\":\"").append(code(e.reason())).append("\",\"message\":");
-            JsonText.appendString(sb, e.message());
+            g.writeStringProperty("code", code(e.reason()));
+            g.writeStringProperty("message", e.message());
             if (e.limit() != null) {
-                sb.append(",\"limit\":");
-                JsonText.appendString(sb, e.limit());
+                g.writeStringProperty("limit", e.limit());
             }
         }
-        sb.append('}');
+        g.writeEndObject();
     }
 
     /** The error code an {@code error} event carries, as the REST errors of runtime-contract §2.2 name them. */
@@ -73,19 +70,10 @@ final class WatchSse {
         };
     }
 
-    private static void path(StringBuilder sb, String field, byte[] raw) {
-        sb.append(",\"").append(field).append("\":");
-        JsonText.appendString(sb, "/" + Utf8.lossy(raw));
+    private static void path(JsonGenerator g, String field, byte[] raw) {
+        g.writeStringProperty(field, "/" + Utf8.lossy(raw));
         if (!Utf8.isValid(raw)) {
-            sb.append(",\"").append(field).append("_encoded\":\"");
-            int start = 0;
-            for (int i = 0; i <= raw.length; i++) {
-                if (i == raw.length || raw[i] == '/') {
-                    sb.append('/').append(Utf8.percentEncode(java.util.Arrays.copyOfRange(raw, start, i)));
-                    start = i + 1;
-                }
-            }
-            sb.append('"');
+            g.writeStringProperty(field + "_encoded", "/" + StatJson.encodePath(raw));
         }
     }
 }

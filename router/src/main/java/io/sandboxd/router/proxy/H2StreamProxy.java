@@ -28,7 +28,6 @@ import io.sandboxd.router.resolve.ResolvedTarget;
 import io.sandboxd.router.routing.Route;
 import io.sandboxd.router.routing.RouteException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -192,12 +191,12 @@ final class H2StreamProxy extends ChannelInboundHandlerAdapter {
     private boolean answeredProbe(String path) {
         String p = path.indexOf('?') < 0 ? path : path.substring(0, path.indexOf('?'));
         if ("/healthz".equals(p)) {
-            answerJson(200, "{\"status\":\"ok\"}");
+            answerJson(200, JsonResponses.status("ok"));
             return true;
         }
         if ("/readyz".equals(p)) {
             boolean ready = core.ready.getAsBoolean();
-            answerJson(ready ? 200 : 503, ready ? "{\"status\":\"ready\"}" : "{\"status\":\"not ready\"}");
+            answerJson(ready ? 200 : 503, JsonResponses.status(ready ? "ready" : "not ready"));
             return true;
         }
         return false;
@@ -391,12 +390,11 @@ final class H2StreamProxy extends ChannelInboundHandlerAdapter {
             finishLocally(
                     httpStatus, new DefaultHttp2HeadersFrame(H2Headers.grpcError(httpStatus, detail), true), null);
         } else {
-            answerJson(httpStatus, "{\"detail\":" + JsonResponses.quote(detail) + "}");
+            answerJson(httpStatus, JsonResponses.detail(detail));
         }
     }
 
-    private void answerJson(int httpStatus, String json) {
-        byte[] body = json.getBytes(StandardCharsets.UTF_8);
+    private void answerJson(int httpStatus, byte[] body) {
         Http2Headers h = new DefaultHttp2Headers()
                 .status(Integer.toString(httpStatus))
                 .set(HttpHeaderNames.CONTENT_TYPE, "application/json")

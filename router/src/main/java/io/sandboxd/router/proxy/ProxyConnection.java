@@ -240,18 +240,13 @@ final class ProxyConnection extends ChannelInboundHandlerAdapter {
         if (!core.parser.isRouted(uri, req.headers())) {
             String path = pathOf(uri);
             if ("/healthz".equals(path)) {
-                respondLocally(e, JsonResponses.json(ctx.alloc(), 200, "{\"status\":\"ok\"}"), false);
+                respondLocally(e, JsonResponses.status(ctx.alloc(), 200, "ok"), false);
                 return;
             }
             if ("/readyz".equals(path)) {
                 boolean ready = core.ready.getAsBoolean();
                 respondLocally(
-                        e,
-                        JsonResponses.json(
-                                ctx.alloc(),
-                                ready ? 200 : 503,
-                                ready ? "{\"status\":\"ready\"}" : "{\"status\":\"not ready\"}"),
-                        false);
+                        e, JsonResponses.status(ctx.alloc(), ready ? 200 : 503, ready ? "ready" : "not ready"), false);
                 return;
             }
         }

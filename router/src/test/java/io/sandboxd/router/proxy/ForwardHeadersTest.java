@@ -87,9 +87,4 @@ class ForwardHeadersTest {
         assertThat(sw.headers().get("Upgrade")).isEqualTo("websocket");
         assertThat(sw.headers().get("Sec-WebSocket-Accept")).isEqualTo("abc");
     }
-
-    @Test
-    void jsonDetailEscaping() {
-        assertThat(JsonResponses.quote("a\"b\\c\n\u0001")).isEqualTo("\"a\\\"b\\\\c\\n\\u0001\"");
-    }
 }
