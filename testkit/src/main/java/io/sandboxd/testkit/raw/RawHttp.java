@@ -91,7 +91,18 @@ public final class RawHttp implements AutoCloseable {
     /** One request on a new connection, its response, and the connection closed. */
     public static RawResponse exchange(String host, int port, RawRequest request, Duration timeout) throws IOException {
         try (RawHttp h = connect(host, port, timeout)) {
-            h.send(request);
+            try {
+                h.send(request);
+            } catch (IOException sendFailed) {
+                // A server may answer before the whole body arrived (an early 400 for a bad upload)
+                // and close: the answer is still in this side's receive buffer.
+                try {
+                    return h.read(request.method().equals("HEAD"));
+                } catch (IOException readFailed) {
+                    sendFailed.addSuppressed(readFailed);
+                    throw sendFailed;
+                }
+            }
             return h.read(request.method().equals("HEAD"));
         }
     }
