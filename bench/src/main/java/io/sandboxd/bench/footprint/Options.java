@@ -1,5 +1,6 @@
 package io.sandboxd.bench.footprint;
 
+import io.sandboxd.bench.IntOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -42,12 +43,12 @@ final class Options {
                             .filter(s -> !s.isEmpty())
                             .toList();
                 case "--variant" -> o.variants.add(Variant.parse(v));
-                case "--starts" -> o.starts = bounded(a, v, 1, 1000);
-                case "--calls" -> o.calls = bounded(a, v, 1, 100_000);
-                case "--warm-calls" -> o.warmCalls = bounded(a, v, 0, 1_000_000);
-                case "--idle-ms" -> o.idleMs = bounded(a, v, 0, 600_000);
+                case "--starts" -> o.starts = IntOption.bounded(a, v, 1, 1000);
+                case "--calls" -> o.calls = IntOption.bounded(a, v, 1, 100_000);
+                case "--warm-calls" -> o.warmCalls = IntOption.bounded(a, v, 0, 1_000_000);
+                case "--idle-ms" -> o.idleMs = IntOption.bounded(a, v, 0, 600_000);
                 case "--target-address" -> o.targetAddress = v;
-                case "--target-pid" -> o.targetPid = bounded(a, v, 1, Integer.MAX_VALUE);
+                case "--target-pid" -> o.targetPid = IntOption.bounded(a, v, 1, Integer.MAX_VALUE);
                 case "--token" -> o.token = v;
                 case "--json" -> o.json = Path.of(v);
                 case "--baseline" -> o.baseline = Path.of(v);
@@ -93,18 +94,5 @@ final class Options {
     /** The base JVM options (only a jar takes them; the launcher script reads daemon/jvm.options). */
     List<String> jarOpts() {
         return launch != null && launch.endsWith(".jar") ? jvmOpts : List.of();
-    }
-
-    private static int bounded(String name, String v, int min, int max) {
-        int n;
-        try {
-            n = Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " needs a whole number, got '" + v + "'");
-        }
-        if (n < min || n > max) {
-            throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", got " + n);
-        }
-        return n;
     }
 }

@@ -1,5 +1,6 @@
 package io.sandboxd.bench.listing;
 
+import io.sandboxd.bench.IntOption;
 import io.sandboxd.testkit.DaemonSpec;
 import io.sandboxd.testkit.RunningDaemon;
 import io.sandboxd.testkit.raw.RawHttp;
@@ -62,9 +63,9 @@ public final class ListingBenchmark {
                             throw new IllegalArgumentException("--jar needs a new NAME=JAR, got '" + v + "'");
                         }
                     }
-                    case "--entries" -> entries = bounded(a, v, 1, 1_000_000);
-                    case "--rounds" -> rounds = bounded(a, v, 1, 10_000);
-                    case "--warmup" -> warmup = bounded(a, v, 0, 100_000);
+                    case "--entries" -> entries = IntOption.bounded(a, v, 1, 1_000_000);
+                    case "--rounds" -> rounds = IntOption.bounded(a, v, 1, 10_000);
+                    case "--warmup" -> warmup = IntOption.bounded(a, v, 0, 100_000);
                     case "--jvm-opts" ->
                         jvmOpts = Arrays.stream(v.trim().split("\\s+"))
                                 .filter(s -> !s.isEmpty())
@@ -203,18 +204,5 @@ public final class ListingBenchmark {
         List<Double> s = new ArrayList<>(v);
         s.sort(Comparator.naturalOrder());
         return s.get(Math.min(s.size() - 1, (int) Math.ceil(s.size() * 0.9) - 1));
-    }
-
-    private static int bounded(String name, String v, int min, int max) {
-        int n;
-        try {
-            n = Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " needs a whole number, got '" + v + "'");
-        }
-        if (n < min || n > max) {
-            throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", got " + n);
-        }
-        return n;
     }
 }
