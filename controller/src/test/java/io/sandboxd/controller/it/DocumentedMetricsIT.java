@@ -8,6 +8,7 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sandboxd.controller.app.ControllerMeters;
 import io.sandboxd.controller.app.HttpEndpoints;
+import io.sandboxd.testkit.PrometheusText;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -91,19 +92,6 @@ class DocumentedMetricsIT {
         }
     }
 
-    /** Metric families (# TYPE lines) and sample names of a Prometheus text exposition. */
-    static Set<String> exportedNames(String exposition) {
-        Set<String> names = new TreeSet<>();
-        for (String line : exposition.split("\n")) {
-            if (line.startsWith("# TYPE ")) {
-                names.add(line.split(" ")[2]);
-            } else if (!line.isEmpty() && !line.startsWith("#")) {
-                names.add(line.split("[{ ]", 2)[0]);
-            }
-        }
-        return names;
-    }
-
     @Test
     void everyDocumentedControllerMetricIsExported() throws Exception {
         Set<String> documented = documentedNames();
@@ -125,7 +113,7 @@ class DocumentedMetricsIT {
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (!exported.containsAll(documented) && System.nanoTime() < deadline) {
                 Thread.sleep(100);
-                exported = exportedNames(
+                exported = PrometheusText.names(
                         client.send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString())
                                 .body());
             }

@@ -3,6 +3,7 @@ package io.sandboxd.router.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sandboxd.testkit.DaemonSpec;
+import io.sandboxd.testkit.PrometheusText;
 import io.sandboxd.testkit.RunningDaemon;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -55,19 +56,6 @@ class DocumentedMetricsTest {
         return names;
     }
 
-    /** Metric families (# TYPE lines) and sample names of a Prometheus text exposition. */
-    static Set<String> exportedNames(String exposition) {
-        Set<String> names = new TreeSet<>();
-        for (String line : exposition.split("\n")) {
-            if (line.startsWith("# TYPE ")) {
-                names.add(line.split(" ")[2]);
-            } else if (!line.isEmpty() && !line.startsWith("#")) {
-                names.add(line.split("[{ ]", 2)[0]);
-            }
-        }
-        return names;
-    }
-
     @Test
     void everyDocumentedRouterMetricIsExported() throws Exception {
         Set<String> documented = documentedNames();
@@ -108,7 +96,7 @@ class DocumentedMetricsTest {
                 exposition = http.send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString())
                         .body();
             }
-            Set<String> exported = exportedNames(exposition);
+            Set<String> exported = PrometheusText.names(exposition);
             for (String name : documented) {
                 assertThat(exported)
                         .as("documented metric " + name + " in /metrics")
