@@ -142,9 +142,10 @@ class KernelLoopTest {
         Thread.sleep(1000);
         long cpu = mx.getThreadCpuTime(thread.getId()) - cpu0;
         long wall = System.nanoTime() - wall0;
-        // selecting again at once used a whole core (or whatever share a loaded machine gave it);
-        // stepping aside up to 1 ms at a time uses about 1-3 %
-        assertThat(cpu).as("loop thread CPU %d ns in %d ns", cpu, wall).isLessThan(wall / 10);
+        // Selecting again at once used a whole core, or whatever share a loaded machine gave it
+        // (486 ms a second at load 10). Stepping aside up to 1 ms at a time used 1-3 % on a quiet
+        // machine and 3.5-7 % at load 10; a quarter leaves room for a busier CI machine.
+        assertThat(cpu).as("loop thread CPU %d ns in %d ns", cpu, wall).isLessThan(wall / 4);
         // and it still sees a message as soon as one comes
         long t0 = System.nanoTime();
         loop.execute(() -> p.out().send("after"));
