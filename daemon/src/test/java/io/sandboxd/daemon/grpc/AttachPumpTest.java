@@ -76,7 +76,7 @@ class AttachPumpTest {
     }
 
     @Test
-    void aStalledAttacherHoldsAtMostTheQueueBoundPlusOneChunkAndGetsEveryByteOnceItReads() throws Exception {
+    void aStalledReplayHoldsAtMostTheQueueBoundPlusOneChunkAndGetsEveryByteOnceItReads() throws Exception {
         DurableProcess p = ended();
         Call call = new Call();
         AttachPump pump = new AttachPump(call, Runnable::run, timer, TimeUnit.HOURS.toNanos(1));
@@ -96,6 +96,7 @@ class AttachPumpTest {
         assertThat(call.stdout).isEqualTo(OUTPUT);
         assertThat(call.largestData).isLessThanOrEqualTo(AttachPump.CHUNK);
         assertThat(call.exits).isEqualTo(1);
+        assertThat(call.threshold).isEqualTo(AttachPump.FOLLOW_QUEUED_BYTES); // caught up: following again
     }
 
     /** grpc's server call as the pump sees it: ready while fewer than {@code threshold} bytes are unsent. */
