@@ -41,21 +41,17 @@ final class AttachPump {
 
     /**
      * Bytes of this stream's events the transport may hold unsent before the pump stops reading
-     * (grpc's ready threshold) while the attacher is at least this far behind the journal's end (a
-     * replay): with grpc's default every chunk waited until the previous one was all but sent, so
-     * each cost a wake-up of the pump and of the event loop, and the socket sat idle while the
-     * pump read the next chunk. Two chunks keep the socket busy while the pump reads; an attacher
-     * holds at most this plus one chunk of the daemon's memory, however long it stalls.
+     * (grpc's ready threshold) for an Attach that begins at least this far behind the journal's
+     * end (a replay, {@link #replaying}). With grpc's default (32 KiB) every chunk waited until
+     * the previous one was all but sent, so each cost a wake-up of the pump and of the event loop
+     * and the socket sat idle while the pump read the next chunk. Two chunks keep the socket busy
+     * while the pump reads; a replaying attacher holds at most this plus one chunk of the daemon's
+     * memory however long it stalls (any other, at most 32 KiB plus one chunk). A Start and an
+     * Attach near the end (following a live process) keep the default: there a deeper queue sends
+     * each append at once in small events (bench durable: 90-150 KiB instead of ~250 KiB per event,
+     * about twice the daemon CPU per GiB of a durable Start), where waiting gathers full chunks.
      */
     static final int QUEUED_BYTES = 2 * CHUNK;
-
-    /**
-     * The same closer to the journal's end (following a live process): grpc's default. A deeper
-     * queue there sends whatever was appended at once, in small events (bench durable measured
-     * 90-150 KiB instead of ~250 KiB per event and about twice the daemon CPU per GiB of a
-     * durable Start); waiting for the transport lets the appends gather into full chunks.
-     */
-    static final int FOLLOW_QUEUED_BYTES = 32 * 1024;
 
     private final ServerCallStreamObserver<AttachEvent> out;
     private final Executor executor;
@@ -98,8 +94,6 @@ final class AttachPump {
     private long stderrOffset;
     private boolean stderrFirst;
     private boolean done;
-    /** The ready threshold is {@link #QUEUED_BYTES} (replaying) rather than {@link #FOLLOW_QUEUED_BYTES}. */
-    private boolean replaying;
 
     AttachPump(
             ServerCallStreamObserver<AttachEvent> out,
@@ -110,7 +104,6 @@ final class AttachPump {
         this.executor = executor;
         this.timer = timer;
         this.heartbeatNanos = heartbeatNanos;
-        out.setOnReadyThreshold(FOLLOW_QUEUED_BYTES);
         out.setOnReadyHandler(this::signal);
         out.setOnCancelHandler(() -> {
             cancelled = true;
@@ -120,6 +113,17 @@ final class AttachPump {
             }
             signal();
         });
+    }
+
+    /**
+     * An Attach that begins {@code behind} bytes before the journal's end: from {@link
+     * #QUEUED_BYTES} behind on, the transport may hold that much (it stays so if the attacher
+     * catches up). Only during the service method: grpc fixes the threshold when it returns.
+     */
+    void replaying(long behind) {
+        if (behind >= QUEUED_BYTES) {
+            out.setOnReadyThreshold(QUEUED_BYTES);
+        }
     }
 
     /** Runs {@code r} when the client cancels (at once if it already did). */
@@ -227,7 +231,7 @@ final class AttachPump {
             return;
         }
         caughtUp.set(false); // running: appends need not wake us until we are caught up again
-        while (pace(p) && out.isReady()) {
+        while (out.isReady()) {
             AttachEvent e;
             if (first != null) {
                 e = first;
@@ -272,20 +276,6 @@ final class AttachPump {
             out.onNext(e);
             lastSentNanos = System.nanoTime();
         }
-    }
-
-    /** Sets the ready threshold for how far behind the journal's end the attacher is; @return true. */
-    private boolean pace(DurableProcess p) {
-        long behind = p.stream(OutputKind.STDOUT).written()
-                - stdoutOffset
-                + p.stream(OutputKind.STDERR).written()
-                - stderrOffset;
-        boolean deep = behind >= QUEUED_BYTES;
-        if (deep != replaying) {
-            replaying = deep;
-            out.setOnReadyThreshold(deep ? QUEUED_BYTES : FOLLOW_QUEUED_BYTES);
-        }
-        return true;
     }
 
     /** The next event of one stream at the client's offset, or null when caught up. */
