@@ -763,6 +763,7 @@ public final class SandboxdClient implements AutoCloseable {
         private HttpClient httpClient;
         private Executor executor;
         private int maxInboundMessageBytes = 256 * 1024 * 1024;
+        private int flowControlWindowBytes;
 
         private Builder() {}
 
@@ -819,6 +820,21 @@ public final class SandboxdClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * A fixed HTTP/2 receive window of this many bytes per stream instead of grpc's default,
+         * which starts at 1 MiB and grows with the measured bandwidth-delay product (up to 8 MiB).
+         * A reader that pauses holds at most this much in flight, so the server notices the pause
+         * after a known number of bytes.
+         */
+        public Builder flowControlWindow(int bytes) {
+            if (bytes < 65_535) {
+                throw new IllegalArgumentException(
+                        "flowControlWindow must be at least 65535 bytes (HTTP/2's initial" + " window), got " + bytes);
+            }
+            this.flowControlWindowBytes = bytes;
+            return this;
+        }
+
         public SandboxdClient build() {
             URI base = URI.create(restBase);
             if (base.getScheme() == null || base.getHost() == null) {
@@ -860,6 +876,9 @@ public final class SandboxdClient implements AutoCloseable {
                         .channelType(NioSocketChannel.class)
                         .maxInboundMessageSize(b.maxInboundMessageBytes)
                         .maxInboundMetadataSize(64 * 1024);
+                if (b.flowControlWindowBytes > 0) {
+                    nb.flowControlWindow(b.flowControlWindowBytes);
+                }
                 if (b.executor != null) {
                     nb.executor(b.executor);
                 }

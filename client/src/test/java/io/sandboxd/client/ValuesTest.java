@@ -40,6 +40,15 @@ class ValuesTest {
     }
 
     @Test
+    void aFlowControlWindowBelowHttp2sInitialWindowIsRefusedNamingTheLimit() {
+        assertThatThrownBy(() -> SandboxdClient.builder().flowControlWindow(65_534))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least 65535 bytes")
+                .hasMessageContaining("65534");
+        SandboxdClient.builder().flowControlWindow(65_535).flowControlWindow(1 << 20);
+    }
+
+    @Test
     void writeOptionsBecomeQueryAndHeaders() {
         assertThat(WriteOptions.defaults().query()).isEmpty();
         assertThat(WriteOptions.defaults().mode(0755).query()).isEqualTo("?mode=0755");

@@ -19,7 +19,9 @@ import java.util.List;
  * next to a baseline from the same run: the same kernel driven directly by jupyter_client
  * (Debian's python3-jupyter-client), so the difference is what the daemon adds. The two are
  * interleaved (A/B, in blocks whose order alternates), so both see the same load on a shared
- * machine; the round-trip overhead is also given as the median of the per-block differences.
+ * machine; the round-trip overhead is also given as the median of the per-block differences. A
+ * List call per round trip (unary, no kernel) gives the part of that overhead the gRPC call
+ * itself costs.
  *
  * <pre>
  * java -jar sandboxd-bench.jar code --start-daemon daemon/target/sandboxd.jar [--cold 5] [--round-trips 500]
@@ -102,6 +104,7 @@ public final class CodeBenchmark {
             direct.start(warmup);
             double[] rtt = new double[trips];
             double[] dRtt = new double[trips];
+            double[] listRtt = new double[trips];
             List<Double> blockDiffs = new ArrayList<>();
             for (int done = 0, b = 0; done < trips; done += block, b++) {
                 int n = Math.min(block, trips - done);
@@ -110,6 +113,12 @@ public final class CodeBenchmark {
                     long t0 = System.nanoTime();
                     check(code.run(id, "1+1", null));
                     rtt[done + i] = ms(t0);
+                }
+                // the gRPC floor: a unary call that touches no kernel, on the same channel
+                for (int i = 0; i < n; i++) {
+                    long t0 = System.nanoTime();
+                    code.list();
+                    listRtt[done + i] = ms(t0);
                 }
                 if (theirs == null) {
                     theirs = direct.rtt(n);
@@ -180,6 +189,9 @@ public final class CodeBenchmark {
             if (trips > 0) {
                 row("Execute 1+1 round trip p50 (ms)", p(rtt, 50), p(dRtt, 50));
                 row("Execute 1+1 round trip p99 (ms)", p(rtt, 99), p(dRtt, 99));
+                System.out.printf(
+                        "| List round trip p50 / p99, no kernel involved: the gRPC floor (ms) | %.2f / %.2f | | |%n",
+                        p(listRtt, 50), p(listRtt, 99));
                 double[] diffs =
                         blockDiffs.stream().mapToDouble(Double::doubleValue).toArray();
                 System.out.printf(

@@ -41,6 +41,8 @@ public final class DurableChecks {
 
     /** 3 MB to an attacher that reads at once takes well under a second. */
     static final Duration STALLED_BOUND = Duration.ofSeconds(10);
+    /** The stalled attacher's HTTP/2 window: a few percent of attach007's 3,000,000 bytes. */
+    static final int STALLED_WINDOW_BYTES = 64 * 1024;
 
     private DurableChecks() {}
 
@@ -542,12 +544,16 @@ public final class DurableChecks {
     static void attach007(CheckContext ctx) throws Exception {
         int total = 3_000_000;
         // The stalled attacher gets a connection of its own: only the runtime may couple the two.
+        // Its receive window is fixed and small: with grpc's growing default (up to 8 MiB) the
+        // whole output could fit in flight, the runtime would never see the stall, and a runtime
+        // that couples attachers would pass by luck.
         try (Processes ps = new Processes(ctx);
                 SandboxdClient own = SandboxdClient.builder()
                         .grpcTarget(ctx.options().grpcTarget())
                         .restBase(ctx.options().restBase().toString())
                         .token(ctx.options().token())
                         .streamDeadline(Duration.ofSeconds(60))
+                        .flowControlWindow(STALLED_WINDOW_BYTES)
                         .build()) {
             int id = ps.detached(Command.shell("sleep 0.5; head -c " + total + " /dev/zero"));
             DurableAttachment stalled = own.durable().attach(DurableProcesses.byId(id), 0, 0);

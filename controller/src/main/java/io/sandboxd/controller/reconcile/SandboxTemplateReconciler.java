@@ -2,6 +2,7 @@ package io.sandboxd.controller.reconcile;
 
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -9,6 +10,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.sandboxd.controller.core.DesiredNetworkPolicy;
@@ -25,15 +27,19 @@ import org.slf4j.LoggerFactory;
 public class SandboxTemplateReconciler implements Reconciler<SandboxTemplate> {
     private static final Logger LOG = LoggerFactory.getLogger(SandboxTemplateReconciler.class);
 
+    /** The NetworkPolicies the reconciler reads: from this cache, never with a GET per reconcile. */
+    private InformerEventSource<NetworkPolicy, SandboxTemplate> policies;
+
     @Override
     public List<EventSource<?, SandboxTemplate>> prepareEventSources(EventSourceContext<SandboxTemplate> ctx) {
-        return List.of(new InformerEventSource<>(
+        policies = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(NetworkPolicy.class, SandboxTemplate.class)
                         .withName("template-networkpolicies")
                         .withSecondaryToPrimaryMapper(
                                 new OwnerOrSameNameMapper<>(Keys.EXT_GROUP, SandboxTemplate.KIND, false))
                         .build(),
-                ctx));
+                ctx);
+        return List.of(policies);
     }
 
     @Override
@@ -50,7 +56,11 @@ public class SandboxTemplateReconciler implements Reconciler<SandboxTemplate> {
 
         String npName = DesiredNetworkPolicy.name(t.getMetadata().getName());
         var res = client.network().v1().networkPolicies().inNamespace(ns).withName(npName);
-        NetworkPolicy have = res.get();
+        ResourceID npId = new ResourceID(npName, ns);
+        // The informer's copy: a GET here cost one API read per template reconcile (seen in the
+        // controller bench as 0.2 uncached reads per claim when a template reconciled mid-burst).
+        // A policy created a moment ago and not yet in the cache is caught below as a conflict.
+        NetworkPolicy have = policies.get(npId).orElse(null);
         OwnerReference ctl = have == null ? null : Ownership.controllerOf(have);
         boolean owned = ctl != null && ctl.getUid().equals(t.getMetadata().getUid());
         if (t.getSpec().unmanaged()) {
@@ -65,12 +75,14 @@ public class SandboxTemplateReconciler implements Reconciler<SandboxTemplate> {
         NetworkPolicy want = DesiredNetworkPolicy.build(t);
         if (have == null) {
             try {
-                client.network()
-                        .v1()
-                        .networkPolicies()
-                        .inNamespace(ns)
-                        .resource(want)
-                        .create();
+                policies.handleRecentResourceCreate(
+                        npId,
+                        client.network()
+                                .v1()
+                                .networkPolicies()
+                                .inNamespace(ns)
+                                .resource(want)
+                                .create());
                 LOG.atInfo()
                         .addKeyValue("template", ns + "/" + t.getMetadata().getName())
                         .addKeyValue("networkPolicy", npName)
@@ -87,13 +99,18 @@ public class SandboxTemplateReconciler implements Reconciler<SandboxTemplate> {
                             + t.getMetadata().getName() + "\"");
         }
         if (!want.getSpec().equals(have.getSpec())) {
-            have.setSpec(want.getSpec());
-            client.network()
-                    .v1()
-                    .networkPolicies()
-                    .inNamespace(ns)
-                    .resource(have)
-                    .update();
+            // A copy: the cached object stays as the API server has it until the update lands.
+            NetworkPolicy repaired =
+                    new NetworkPolicyBuilder(have).withSpec(want.getSpec()).build();
+            policies.handleRecentResourceUpdate(
+                    npId,
+                    client.network()
+                            .v1()
+                            .networkPolicies()
+                            .inNamespace(ns)
+                            .resource(repaired)
+                            .update(),
+                    have);
             LOG.atInfo().addKeyValue("networkPolicy", ns + "/" + npName).log("repaired NetworkPolicy drift");
         }
         return UpdateControl.noUpdate();

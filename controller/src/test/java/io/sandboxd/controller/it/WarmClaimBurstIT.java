@@ -180,6 +180,37 @@ class WarmClaimBurstIT {
                 .isGreaterThanOrEqualTo(2L * N);
     }
 
+    @Test
+    void aTemplateReadsItsNetworkPolicyFromTheInformerCacheEvenWhileRepairingDrift() {
+        String ns = "np-cache";
+        Kind templates = store.kindOf("sandboxtemplates");
+        Kind policies = store.kindOf("networkpolicies");
+        String np = "tpl-network-policy";
+        int from = h.api.requests().size();
+        store.create(templates, ns, json(ExtensionsIT.template(ns, "tpl")));
+        Await.until("NetworkPolicy created", Duration.ofSeconds(60), 20, () -> requestsIn(ns, from).stream()
+                .anyMatch(r -> r.verb() == Verb.CREATE && "networkpolicies".equals(r.plural())));
+        // Someone edits the policy: the edit reaches the controller as an event, the template
+        // reconciles and repairs the spec, with what it knows from its cache.
+        store.update(
+                policies,
+                ns,
+                np,
+                o -> {
+                    o.withObjectProperty("spec").putArray("policyTypes").add("Ingress");
+                    return o;
+                },
+                false);
+        Await.until("drift repaired", Duration.ofSeconds(60), 20, () -> requestsIn(ns, from).stream()
+                .anyMatch(r -> r.verb() == Verb.UPDATE && "networkpolicies".equals(r.plural())));
+        assertThat(store.get(policies, ns, np).path("spec").path("policyTypes").size())
+                .as("policy types after the repair")
+                .isEqualTo(2);
+        assertThat(requestsIn(ns, from))
+                .as("GET/LIST of the template's NetworkPolicy")
+                .noneMatch(r -> r.verb().uncachedRead() && "networkpolicies".equals(r.plural()));
+    }
+
     static void readyPool(String ns, int replicas) {
         store.create(store.kindOf("sandboxtemplates"), ns, json(ExtensionsIT.template(ns, "tpl")));
         store.create(pools, ns, json(ExtensionsIT.pool(ns, "pool", "tpl", replicas)));

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
@@ -26,13 +27,15 @@ import org.zeromq.ZMQ;
  * an Execute then goes from the gRPC event loop straight to the kernel's socket instead of
  * waking this thread first, a thread hop that cost 2.6 ms p50 under a load average of 30
  * (bench {@code code}, traced). Because such a task may consume a socket's wake-up signal, the
- * thread is woken afterwards and looks at every socket again.
+ * caller then asks every socket for its events, and wakes the thread only when it must: a socket
+ * to read, a new socket to wait for, or a timer due before the thread's planned wake-up.
  *
  * <p>A ZeroMQ socket's file descriptor only says that its state may have changed (edge), so each
  * round asks every socket for its events (level) and calls the handler of each readable one;
  * a handler reads a bounded batch, and a socket still readable afterwards is served again in the
- * next round before the thread sleeps. Handlers and tasks must not block. ZeroMQ itself adds one
- * I/O thread and a reaper.
+ * next round before the thread sleeps. A descriptor ready while its socket has nothing makes the
+ * thread step aside briefly instead of selecting again at once (see {@link #run()}). Handlers and
+ * tasks must not block. ZeroMQ itself adds one I/O thread and a reaper.
  */
 final class KernelLoop implements AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("sandboxd.code");
@@ -64,6 +67,11 @@ final class KernelLoop implements AutoCloseable {
     /** A polled socket and what to do when it has a message. */
     private record Reader(ZMQ.Socket socket, Runnable onReadable, SelectionKey key) {}
 
+    /** How long the thread steps aside after a spurious wake-up, at first and at most (see run). */
+    private static final long STALE_PAUSE_MIN_NANOS = 20_000;
+
+    private static final long STALE_PAUSE_MAX_NANOS = 1_000_000;
+
     private final ZContext zmq = new ZContext(1);
     private final ReentrantLock lock = new ReentrantLock();
     private final Thread thread;
@@ -76,6 +84,11 @@ final class KernelLoop implements AutoCloseable {
     private final List<Reader> readers = new ArrayList<>();
     private final PriorityQueue<Timer> timers = new PriorityQueue<>();
     private long timerSeq;
+    /** When the loop thread wakes up by itself next (System.nanoTime); on the loop. */
+    private long plannedWakeNanos;
+    /** Set by a task run off the loop thread that needs the loop thread to wake up; on the loop. */
+    private boolean wakeNeeded;
+
     private volatile boolean closed;
 
     KernelLoop() throws IOException {
@@ -99,14 +112,21 @@ final class KernelLoop implements AutoCloseable {
             return; // this thread runs the queue before it lets go of the loop
         }
         if (!closed && lock.tryLock()) {
+            boolean wake;
             try {
                 runTasks();
+                // A task that used a socket may have taken its wake-up signal (JeroMQ handles a
+                // socket's pending commands on every call): a readable socket still needs the
+                // loop thread. Waking it only when it must (that, a new socket, an earlier timer)
+                // saves a thread hop per Execute; the handlers stay off the caller's thread.
+                wake = anyReadable() || wakeNeeded || !tasks.isEmpty();
             } finally {
                 lock.unlock();
             }
+            if (!wake) {
+                return;
+            }
         }
-        // Either the loop thread runs the task, or it must recompute its timers and look at every
-        // socket again (the task may have used one and taken its wake-up signal).
         wakeUp();
     }
 
@@ -114,6 +134,9 @@ final class KernelLoop implements AutoCloseable {
     Timer schedule(long delayMillis, Runnable task) {
         Timer t = new Timer(System.nanoTime() + delayMillis * 1_000_000L, timerSeq++, task);
         timers.add(t);
+        if (t.dueNanos - plannedWakeNanos < 0) {
+            wakeNeeded = true;
+        }
         return t;
     }
 
@@ -128,6 +151,7 @@ final class KernelLoop implements AutoCloseable {
     void register(ZMQ.Socket s, Runnable onReadable) {
         try {
             readers.add(new Reader(s, onReadable, s.getFD().register(selector, SelectionKey.OP_READ)));
+            wakeNeeded = true; // a selector takes new keys at its next select, not during one
         } catch (ClosedChannelException e) {
             throw new IllegalStateException("socket closed before it was polled", e);
         }
@@ -145,30 +169,61 @@ final class KernelLoop implements AutoCloseable {
     }
 
     private void run() {
+        long pause = 0;
+        boolean readerSelected = false;
         try {
             while (!closed) {
                 long wait;
+                boolean served;
                 lock.lock();
                 try {
-                    runTasks();
-                    boolean more = serveReaders();
+                    served = runTasks();
+                    int round = serveReaders();
+                    served |= round != IDLE;
                     wait = runTimers();
-                    if (more || !tasks.isEmpty()) {
+                    if (round == MORE || !tasks.isEmpty()) {
                         wait = 0;
                     }
+                    long now = System.nanoTime();
+                    plannedWakeNanos = wait < 0 ? now + Long.MAX_VALUE / 2 : now + wait * 1_000_000L;
+                    wakeNeeded = false;
                 } finally {
                     lock.unlock();
                 }
                 if (closed) {
                     break;
                 }
+                if (readerSelected && !served) {
+                    // A socket's descriptor was ready but the socket had nothing: JeroMQ's Signaler
+                    // writes its wake-up byte before it counts it, and until the writing thread
+                    // (ZeroMQ's I/O thread) counts it the socket ignores the byte, which keeps the
+                    // descriptor ready. Selecting again at once spun this thread (a select every
+                    // 7 us, for up to 14 ms per Execute in a bench code trace), starving that very
+                    // thread on a 2-core machine. Step aside instead, a little longer each time.
+                    pause = pause == 0 ? STALE_PAUSE_MIN_NANOS : Math.min(STALE_PAUSE_MAX_NANOS, pause * 2);
+                    LockSupport.parkNanos(pause);
+                    wait = 0; // the socket is looked at again before any sleep
+                } else {
+                    pause = 0;
+                }
                 if (wait == 0) {
                     selector.selectNow();
                 } else {
                     selector.select(Math.max(wait, 0)); // 0: until woken
                 }
+                readerSelected = false;
+                boolean woken = false;
+                for (SelectionKey k : selector.selectedKeys()) {
+                    if (k.channel() == wake.source()) {
+                        woken = true;
+                    } else {
+                        readerSelected = true;
+                    }
+                }
                 selector.selectedKeys().clear();
-                drainWake();
+                if (woken) {
+                    drainWake();
+                }
             }
         } catch (IOException e) {
             if (!closed) {
@@ -181,30 +236,50 @@ final class KernelLoop implements AutoCloseable {
         }
     }
 
-    /** Calls the handler of every readable socket once; true if one is still readable after. */
-    private boolean serveReaders() {
-        boolean more = false;
+    private static final int IDLE = 0;
+    private static final int SERVED = 1;
+    private static final int MORE = 2;
+
+    /**
+     * Calls the handler of every readable socket once: IDLE if none was readable, MORE if one is
+     * still readable after its handler, else SERVED.
+     */
+    private int serveReaders() {
+        int result = IDLE;
         // A handler may close sockets (its own or others) and open new ones: iterate over a copy
         // and skip the ones closed meanwhile.
         for (Reader r : readers.toArray(new Reader[0])) {
             if (r.key().isValid() && readable(r.socket())) {
                 safely(r.onReadable());
                 runTasks();
-                more |= r.key().isValid() && readable(r.socket());
+                result = Math.max(result, r.key().isValid() && readable(r.socket()) ? MORE : SERVED);
             }
         }
-        return more;
+        return result;
+    }
+
+    private boolean anyReadable() {
+        for (Reader r : readers) {
+            if (r.key().isValid() && readable(r.socket())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean readable(ZMQ.Socket s) {
         return (s.getEvents() & ZMQ.Poller.POLLIN) != 0;
     }
 
-    private void runTasks() {
+    /** Runs the queued tasks; true if there was one. */
+    private boolean runTasks() {
+        boolean ran = false;
         Runnable r;
         while ((r = tasks.poll()) != null) {
             safely(r);
+            ran = true;
         }
+        return ran;
     }
 
     /** Runs due timers; returns how long to wait (ms; -1: until woken). */
@@ -236,6 +311,7 @@ final class KernelLoop implements AutoCloseable {
     }
 
     private void wakeUp() {
+        LockSupport.unpark(thread); // in case it is stepping aside (see run)
         if (wakePending.compareAndSet(false, true)) {
             try {
                 synchronized (wakeByte) {
