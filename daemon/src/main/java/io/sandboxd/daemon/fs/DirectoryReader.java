@@ -18,6 +18,7 @@ import java.util.Arrays;
 final class DirectoryReader implements AutoCloseable {
     static final int DT_UNKNOWN = 0;
     static final int DT_DIR = 4;
+    static final int DT_REG = 8;
     static final int DT_LNK = 10;
     /** ~1000 entries of short names per call. */
     private static final int BUFFER_BYTES = 32 * 1024;
