@@ -242,6 +242,8 @@ public final class DurableBench implements Callable<Integer> {
         final double[] durableCpu;
         final double[] v1Gcs;
         final double[] durableGcs;
+        final double[] v1ClientCpu;
+        final double[] durableClientCpu;
 
         Pairs(int n) {
             v1 = new double[n];
@@ -251,6 +253,8 @@ public final class DurableBench implements Callable<Integer> {
             durableCpu = new double[n];
             v1Gcs = new double[n];
             durableGcs = new double[n];
+            v1ClientCpu = new double[n];
+            durableClientCpu = new double[n];
         }
 
         void add(int i, DurableScenarios.Run a, DurableScenarios.Run d, String what) {
@@ -260,11 +264,13 @@ public final class DurableBench implements Callable<Integer> {
             durableCpu[i] = d.daemonCpuPerGib();
             v1Gcs[i] = a.youngGcsPerGib();
             durableGcs[i] = d.youngGcsPerGib();
+            v1ClientCpu[i] = a.clientCpuPerGib();
+            durableClientCpu[i] = d.clientCpuPerGib();
             pairs[i] = durable[i] / v1[i];
             out.printf(
                     Locale.ROOT,
                     "  run %d: v1 Start %.0f MB/s (daemon %.2f CPU s/GiB, %.0f young GCs/GiB), %s %.0f MB/s (%.2f CPU"
-                            + " s/GiB, %.0f young GCs/GiB, %d bytes/event), ratio %.2f, load %s%n",
+                            + " s/GiB, %.0f young GCs/GiB, %d bytes/event; client %.2f CPU s/GiB), ratio %.2f, load %s%n",
                     i + 1,
                     v1[i],
                     v1Cpu[i],
@@ -274,6 +280,7 @@ public final class DurableBench implements Callable<Integer> {
                     durableCpu[i],
                     durableGcs[i],
                     d.bytesPerEvent(),
+                    d.clientCpuPerGib(),
                     pairs[i],
                     Load.now());
         }
@@ -287,6 +294,9 @@ public final class DurableBench implements Callable<Integer> {
             metrics.add(new Metric(name + "_daemon_cpu", "s/GiB", Stats.of(durableCpu))
                     .against("v1_start_daemon_cpu", Stats.of(v1Cpu))
                     .note("the daemon's CPU (user + system) per GiB vs a plain v1 Start, same runs"));
+            metrics.add(new Metric(name + "_client_cpu", "s/GiB", Stats.of(durableClientCpu))
+                    .against("v1_start_client_cpu", Stats.of(v1ClientCpu))
+                    .note("the bench's own CPU (the client library reading the stream) per GiB, same runs"));
             if (!Double.isNaN(durableGcs[0])) {
                 metrics.add(new Metric(name + "_young_gcs", "GCs/GiB", Stats.of(durableGcs))
                         .against("v1_start_young_gcs", Stats.of(v1Gcs))

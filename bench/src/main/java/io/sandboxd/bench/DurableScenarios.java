@@ -41,12 +41,18 @@ final class DurableScenarios {
      * One throughput run: MB/s as received, and per GiB moved the daemon's CPU seconds (user +
      * system) and young collections, which a busy machine changes far less than the rate.
      */
-    record Run(double mbPerSecond, double daemonCpuPerGib, double youngGcsPerGib, long bytesPerEvent) {}
+    record Run(
+            double mbPerSecond,
+            double daemonCpuPerGib,
+            double youngGcsPerGib,
+            long bytesPerEvent,
+            double clientCpuPerGib) {}
 
-    /** The daemon's CPU time and young-collection count when a run began. */
+    /** The daemon's CPU time and young-collection count when a run began, and this JVM's CPU time. */
     private final class Meter {
         private final double cpu = cpuSeconds(daemonPid);
         private final long gcs = youngGcs(daemonPid);
+        private final double clientCpu = cpuSeconds(ProcessHandle.current().pid());
 
         Run end(long bytes, double seconds) {
             return end(bytes, seconds, 0);
@@ -59,7 +65,8 @@ final class DurableScenarios {
                     bytes / 1e6 / seconds,
                     (cpuSeconds(daemonPid) - cpu) / gib,
                     gcs < 0 || gcsNow < 0 ? Double.NaN : (gcsNow - gcs) / gib,
-                    events == 0 ? 0 : bytes / events);
+                    events == 0 ? 0 : bytes / events,
+                    (cpuSeconds(ProcessHandle.current().pid()) - clientCpu) / gib);
         }
     }
 

@@ -4,6 +4,7 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptors;
+import io.grpc.MethodDescriptor;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import io.sandboxd.api.durable.v1alpha1.AttachEvent;
@@ -36,6 +37,13 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  */
 public final class DurableProcesses {
+    /** Start and Attach stream output events: parsed with one copy of their data. */
+    private static final MethodDescriptor<StartRequest, AttachEvent> START = OwnedBytesMarshaller.responsesOf(
+            DurableProcessServiceGrpc.getStartMethod(), AttachEvent.getDefaultInstance());
+
+    private static final MethodDescriptor<AttachRequest, AttachEvent> ATTACH = OwnedBytesMarshaller.responsesOf(
+            DurableProcessServiceGrpc.getAttachMethod(), AttachEvent.getDefaultInstance());
+
     private final SandboxdClient client;
 
     DurableProcesses(SandboxdClient client) {
@@ -103,8 +111,7 @@ public final class DurableProcesses {
     /** Start exactly as given; {@code listener} null: pull mode. */
     public DurableAttachment startAttached(StartRequest request, DurableListener listener) {
         DurableAttachment a = new DurableAttachment(client, "Start", listener);
-        ClientCall<StartRequest, AttachEvent> call =
-                channel(a).newCall(DurableProcessServiceGrpc.getStartMethod(), streamOptions());
+        ClientCall<StartRequest, AttachEvent> call = channel(a).newCall(START, streamOptions());
         ClientCalls.asyncServerStreamingCall(call, request, a.observer());
         return a;
     }
@@ -134,8 +141,7 @@ public final class DurableProcesses {
 
     public DurableAttachment attach(AttachRequest request, DurableListener listener) {
         DurableAttachment a = new DurableAttachment(client, "Attach", listener);
-        ClientCall<AttachRequest, AttachEvent> call =
-                channel(a).newCall(DurableProcessServiceGrpc.getAttachMethod(), streamOptions());
+        ClientCall<AttachRequest, AttachEvent> call = channel(a).newCall(ATTACH, streamOptions());
         ClientCalls.asyncServerStreamingCall(call, request, a.observer());
         return a;
     }

@@ -39,6 +39,20 @@ final class AttachPump {
     private static final ThreadLocal<java.nio.ByteBuffer> BUFFER =
             ThreadLocal.withInitial(() -> java.nio.ByteBuffer.allocate(CHUNK));
 
+    /**
+     * Bytes of this stream's events the transport may hold unsent before the pump stops reading
+     * (grpc's ready threshold) for an Attach that begins at least this far behind the journal's
+     * end (a replay, {@link #replaying}). With grpc's default (32 KiB) every chunk waited until
+     * the previous one was all but sent, so each cost a wake-up of the pump and of the event loop
+     * and the socket sat idle while the pump read the next chunk. Two chunks keep the socket busy
+     * while the pump reads; a replaying attacher holds at most this plus one chunk of the daemon's
+     * memory however long it stalls (any other, at most 32 KiB plus one chunk). A Start and an
+     * Attach near the end (following a live process) keep the default: there a deeper queue sends
+     * each append at once in small events (bench durable: 90-150 KiB instead of ~250 KiB per event,
+     * about twice the daemon CPU per GiB of a durable Start), where waiting gathers full chunks.
+     */
+    static final int QUEUED_BYTES = 2 * CHUNK;
+
     private final ServerCallStreamObserver<AttachEvent> out;
     private final Executor executor;
     private final ScheduledExecutorService timer;
@@ -99,6 +113,17 @@ final class AttachPump {
             }
             signal();
         });
+    }
+
+    /**
+     * An Attach that begins {@code behind} bytes before the journal's end: from {@link
+     * #QUEUED_BYTES} behind on, the transport may hold that much (it stays so if the attacher
+     * catches up). Only during the service method: grpc fixes the threshold when it returns.
+     */
+    void replaying(long behind) {
+        if (behind >= QUEUED_BYTES) {
+            out.setOnReadyThreshold(QUEUED_BYTES);
+        }
     }
 
     /** Runs {@code r} when the client cancels (at once if it already did). */

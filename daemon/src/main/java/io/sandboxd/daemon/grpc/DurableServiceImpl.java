@@ -116,6 +116,10 @@ final class DurableServiceImpl extends DurableProcessServiceGrpc.DurableProcessS
             out.onError(Status.OUT_OF_RANGE.withDescription(e.getMessage()).asRuntimeException());
             return;
         }
+        pump.replaying(d.stream(OutputKind.STDOUT).written()
+                - request.getStdoutOffset()
+                + d.stream(OutputKind.STDERR).written()
+                - request.getStderrOffset());
         pump.begin(d, request.getStdoutOffset(), request.getStderrOffset(), null);
     }
 
