@@ -85,6 +85,13 @@ public final class CodeContexts {
             List<ExecuteEvent> outputs = new ArrayList<>();
             for (ExecuteEvent ev; (ev = e.next()) != null; ) {
                 if (ev.hasStatus()) {
+                    // The daemon ends the call right behind the status (both arrive together):
+                    // reading that end lets close() leave the call alone instead of cancelling it,
+                    // which cost a RST_STREAM and a cancellation on the daemon per Execute.
+                    if (e.next() != null) {
+                        throw new SandboxdException(
+                                "Execute at " + client.grpcTarget() + ": an event came after the status");
+                    }
                     return new Result(List.copyOf(outputs), ev.getStatus());
                 }
                 outputs.add(ev);
@@ -148,7 +155,7 @@ public final class CodeContexts {
         }
     }
 
-    /** One Execute stream; {@link #close()} cancels it (a running execution is then interrupted). */
+    /** One Execute stream; {@link #close()} cancels it unless it ended (a running execution is then interrupted). */
     public final class Execution implements AutoCloseable {
         private final Context.CancellableContext context = Context.current().withCancellation();
         private final PrefetchingStream<ExecuteRequest, ExecuteEvent> events;
@@ -181,9 +188,12 @@ public final class CodeContexts {
             }
         }
 
+        /** Cancels the call unless it has ended (a running execution is then interrupted). */
         @Override
         public void close() {
-            context.cancel(null);
+            if (!events.ended()) {
+                context.cancel(null);
+            }
         }
     }
 }

@@ -79,6 +79,11 @@ final class PrefetchingStream<Q, R> {
         throw closed.status().asRuntimeException(closed.trailers());
     }
 
+    /** Whether the reader has seen the call's end (next() returned null or threw its status). */
+    boolean ended() {
+        return closed != null;
+    }
+
     /** Waits for what arrives next; on interrupt, cancels and still waits for the close. */
     private Object take() {
         boolean interrupted = false;

@@ -7,7 +7,6 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
-import io.grpc.ClientInterceptors;
 import io.grpc.ForwardingClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -41,9 +40,9 @@ class PrefetchingStreamTest {
     final CountDownLatch cancelled = new CountDownLatch(1);
     final CountDownLatch burstSent = new CountDownLatch(1);
     final AtomicInteger requested = new AtomicInteger();
+    final java.util.Queue<Status.Code> closes = new java.util.concurrent.ConcurrentLinkedQueue<>();
     Server server;
     ManagedChannel channel;
-    Channel counted;
 
     /** What the fake Execute does is named by the request's code: "events N", "burst N", "fail", "hang". */
     final class FakeService extends CodeContextServiceGrpc.CodeContextServiceImplBase {
@@ -58,6 +57,13 @@ class PrefetchingStreamTest {
                     out.onNext(ExecuteEvent.newBuilder()
                             .setStatus(ExecutionStatus.newBuilder().setExecutionCount(7))
                             .build());
+                    if (what.length > 2) { // "events N LATE_MS": the call ends that much after the status
+                        try {
+                            Thread.sleep(Long.parseLong(what[2]));
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
                     out.onCompleted();
                     burstSent.countDown();
                 }
@@ -84,9 +90,6 @@ class PrefetchingStreamTest {
                 .addService(new FakeService())
                 .build()
                 .start();
-        channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
-                .usePlaintext()
-                .build();
         ClientInterceptor countRequests = new ClientInterceptor() {
             @Override
             public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> m, CallOptions o, Channel next) {
@@ -96,10 +99,27 @@ class PrefetchingStreamTest {
                         requested.addAndGet(n);
                         super.request(n);
                     }
+
+                    @Override
+                    public void start(Listener<R> listener, Metadata headers) {
+                        super.start(
+                                new io.grpc.ForwardingClientCallListener.SimpleForwardingClientCallListener<>(
+                                        listener) {
+                                    @Override
+                                    public void onClose(Status status, Metadata trailers) {
+                                        closes.add(status.getCode());
+                                        super.onClose(status, trailers);
+                                    }
+                                },
+                                headers);
+                    }
                 };
             }
         };
-        counted = ClientInterceptors.intercept(channel, countRequests);
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
+                .usePlaintext()
+                .intercept(countRequests)
+                .build();
     }
 
     @AfterEach
@@ -110,7 +130,7 @@ class PrefetchingStreamTest {
 
     PrefetchingStream<ExecuteRequest, ExecuteEvent> call(String code) {
         return new PrefetchingStream<>(
-                counted,
+                channel,
                 CodeContextServiceGrpc.getExecuteMethod(),
                 CallOptions.DEFAULT,
                 ExecuteRequest.newBuilder().setContextId("c").setCode(code).build());
@@ -125,6 +145,31 @@ class PrefetchingStreamTest {
         assertThat(s.next().getStatus().getExecutionCount()).isEqualTo(7);
         assertThat(s.next()).isNull();
         assertThat(s.next()).isNull();
+    }
+
+    @Test
+    void endedIsSetOnlyOnceTheReaderSawTheEnd() {
+        var s = call("events 1");
+        s.next();
+        s.next();
+        assertThat(s.ended()).isFalse();
+        assertThat(s.next()).isNull();
+        assertThat(s.ended()).isTrue();
+    }
+
+    @Test
+    void runReadsTheCallToItsEndSoClosingItCancelsNothing() {
+        try (SandboxdClient client = SandboxdClient.builder()
+                .channel(channel)
+                .restBase("http://127.0.0.1:1")
+                .build()) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(client.code().run("c", "events 2 100", null).status().getExecutionCount())
+                        .isEqualTo(7);
+            }
+        }
+        // The end comes 100 ms after the status: cancelling at the status would close CANCELLED.
+        assertThat(closes).hasSize(3).containsOnly(Status.Code.OK);
     }
 
     @Test
