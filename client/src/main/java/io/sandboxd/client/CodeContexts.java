@@ -3,7 +3,6 @@ package io.sandboxd.client;
 import io.grpc.CallOptions;
 import io.grpc.Context;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.ClientCalls;
 import io.sandboxd.api.code.v1alpha1.CodeContextServiceGrpc;
 import io.sandboxd.api.code.v1alpha1.ContextInfo;
 import io.sandboxd.api.code.v1alpha1.CreateContextRequest;
@@ -16,7 +15,6 @@ import io.sandboxd.api.code.v1alpha1.ListRequest;
 import io.sandboxd.api.code.v1alpha1.RestartRequest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -153,7 +151,7 @@ public final class CodeContexts {
     /** One Execute stream; {@link #close()} cancels it (a running execution is then interrupted). */
     public final class Execution implements AutoCloseable {
         private final Context.CancellableContext context = Context.current().withCancellation();
-        private final Iterator<ExecuteEvent> events;
+        private final PrefetchingStream<ExecuteRequest, ExecuteEvent> events;
 
         private Execution(ExecuteRequest request) {
             CallOptions o = CallOptions.DEFAULT;
@@ -161,11 +159,10 @@ public final class CodeContexts {
             if (deadline != null) {
                 o = o.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS);
             }
-            CallOptions options = o;
             Context previous = context.attach();
             try {
-                events = ClientCalls.blockingServerStreamingCall(
-                        client.channel(), CodeContextServiceGrpc.getExecuteMethod(), options, request);
+                events = new PrefetchingStream<>(
+                        client.channel(), CodeContextServiceGrpc.getExecuteMethod(), o, request);
             } finally {
                 context.detach(previous);
             }
@@ -178,7 +175,7 @@ public final class CodeContexts {
          */
         public ExecuteEvent next() {
             try {
-                return events.hasNext() ? events.next() : null;
+                return events.next();
             } catch (StatusRuntimeException e) {
                 throw client.grpcFailure("Execute", e.getStatus(), e.getTrailers());
             }
