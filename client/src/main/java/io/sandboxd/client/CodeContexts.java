@@ -3,7 +3,6 @@ package io.sandboxd.client;
 import io.grpc.CallOptions;
 import io.grpc.Context;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.ClientCalls;
 import io.sandboxd.api.code.v1alpha1.CodeContextServiceGrpc;
 import io.sandboxd.api.code.v1alpha1.ContextInfo;
 import io.sandboxd.api.code.v1alpha1.CreateContextRequest;
@@ -16,7 +15,6 @@ import io.sandboxd.api.code.v1alpha1.ListRequest;
 import io.sandboxd.api.code.v1alpha1.RestartRequest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -87,6 +85,13 @@ public final class CodeContexts {
             List<ExecuteEvent> outputs = new ArrayList<>();
             for (ExecuteEvent ev; (ev = e.next()) != null; ) {
                 if (ev.hasStatus()) {
+                    // The daemon ends the call right behind the status (both arrive together):
+                    // reading that end lets close() leave the call alone instead of cancelling it,
+                    // which cost a RST_STREAM and a cancellation on the daemon per Execute.
+                    if (e.next() != null) {
+                        throw new SandboxdException(
+                                "Execute at " + client.grpcTarget() + ": an event came after the status");
+                    }
                     return new Result(List.copyOf(outputs), ev.getStatus());
                 }
                 outputs.add(ev);
@@ -150,10 +155,10 @@ public final class CodeContexts {
         }
     }
 
-    /** One Execute stream; {@link #close()} cancels it (a running execution is then interrupted). */
+    /** One Execute stream; {@link #close()} cancels it unless it ended (a running execution is then interrupted). */
     public final class Execution implements AutoCloseable {
         private final Context.CancellableContext context = Context.current().withCancellation();
-        private final Iterator<ExecuteEvent> events;
+        private final PrefetchingStream<ExecuteRequest, ExecuteEvent> events;
 
         private Execution(ExecuteRequest request) {
             CallOptions o = CallOptions.DEFAULT;
@@ -161,11 +166,10 @@ public final class CodeContexts {
             if (deadline != null) {
                 o = o.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS);
             }
-            CallOptions options = o;
             Context previous = context.attach();
             try {
-                events = ClientCalls.blockingServerStreamingCall(
-                        client.channel(), CodeContextServiceGrpc.getExecuteMethod(), options, request);
+                events = new PrefetchingStream<>(
+                        client.channel(), CodeContextServiceGrpc.getExecuteMethod(), o, request);
             } finally {
                 context.detach(previous);
             }
@@ -178,15 +182,18 @@ public final class CodeContexts {
          */
         public ExecuteEvent next() {
             try {
-                return events.hasNext() ? events.next() : null;
+                return events.next();
             } catch (StatusRuntimeException e) {
                 throw client.grpcFailure("Execute", e.getStatus(), e.getTrailers());
             }
         }
 
+        /** Cancels the call unless it has ended (a running execution is then interrupted). */
         @Override
         public void close() {
-            context.cancel(null);
+            if (!events.ended()) {
+                context.cancel(null);
+            }
         }
     }
 }

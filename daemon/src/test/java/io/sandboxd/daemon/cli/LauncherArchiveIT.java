@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sandboxd.testkit.DaemonSpec;
 import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,6 +83,26 @@ class LauncherArchiveIT {
         }
     }
 
+    /** Dirty kB of the file's pages in the page cache: mapped here, read in full, summed from smaps. */
+    private static long dirtyKb(Path file) throws IOException {
+        String path = file.toRealPath().toString();
+        try (FileChannel ch = FileChannel.open(file)) {
+            MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size());
+            m.load();
+            long kb = 0;
+            boolean inFile = false;
+            for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
+                if (line.matches("^[0-9a-f]+-[0-9a-f]+ .*")) { // a mapping's header line
+                    inFile = line.endsWith(" " + path);
+                } else if (inFile && (line.startsWith("Private_Dirty:") || line.startsWith("Shared_Dirty:"))) {
+                    kb += Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+            assertThat(m.capacity()).isPositive(); // keeps the mapping reachable until here
+            return kb;
+        }
+    }
+
     @Test
     void aCopiedCheckoutRecordsItsOwnArchiveOnceAndThenStartsCleanly() throws Exception {
         Path a = checkout(tmp.resolve("a"));
@@ -89,6 +111,10 @@ class LauncherArchiveIT {
         assertThat(first.stderr()).contains("recording the class-data archive");
         List<String> archiveA = archives(a);
         assertThat(archiveA).singleElement().asString().doesNotEndWith(".failed");
+        assertThat(dirtyKb(a.resolve("daemon/target").resolve(archiveA.get(0))))
+                .as("the new archive was written back before use: its pages in the page cache are"
+                        + " clean, or every daemon mapping it meanwhile counts them as Private_Dirty")
+                .isZero();
         Run again = version(a);
         assertThat(again.exit()).isZero();
         assertThat(again.stderr())

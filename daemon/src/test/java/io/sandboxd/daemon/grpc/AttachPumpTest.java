@@ -86,17 +86,35 @@ class AttachPumpTest {
         // The client took nothing: the pump stopped once the unsent bytes reached the bound.
         assertThat(call.threshold).isEqualTo(AttachPump.QUEUED_BYTES);
         assertThat(call.unsent).isGreaterThanOrEqualTo(AttachPump.QUEUED_BYTES); // the pipe is kept full
-        assertThat(call.unsent).isLessThan(AttachPump.QUEUED_BYTES + AttachPump.CHUNK + 64);
+        assertThat(call.unsent).isLessThan(AttachPump.QUEUED_BYTES + AttachPump.REPLAY_CHUNK + 64);
         assertThat(call.completed).isFalse();
 
-        // Now it reads: every byte once, in order, in events of at most one chunk, then the exit.
+        // Now it reads: every byte once, in order, in replay events (the large ones), then the exit.
         for (int rounds = 0; !call.completed && rounds < 1000; rounds++) {
             call.send();
         }
         assertThat(call.completed).isTrue();
         assertThat(call.stdout).isEqualTo(OUTPUT);
-        assertThat(call.largestData).isLessThanOrEqualTo(AttachPump.CHUNK);
+        assertThat(call.largestData).isEqualTo(AttachPump.REPLAY_CHUNK);
+        assertThat(call.largestEvent).isLessThan(512 * 1024); // under half a 1 MiB G1 region with its array header
         assertThat(call.exits).isEqualTo(1);
+    }
+
+    @Test
+    void anAttachLessThanTheQueueBoundBehindKeepsGrpcsThresholdAndEventsOfOneChunk() throws Exception {
+        DurableProcess p = ended();
+        Call call = new Call();
+        AttachPump pump = new AttachPump(call, Runnable::run, timer, TimeUnit.HOURS.toNanos(1));
+        pump.replaying(AttachPump.QUEUED_BYTES - 1);
+        pump.begin(p, 0, 0, null);
+
+        assertThat(call.threshold).isEqualTo(32 * 1024);
+        for (int rounds = 0; !call.completed && rounds < 10_000; rounds++) {
+            call.send();
+        }
+        assertThat(call.completed).isTrue();
+        assertThat(call.stdout).isEqualTo(OUTPUT);
+        assertThat(call.largestData).isEqualTo(AttachPump.CHUNK);
     }
 
     /** grpc's server call as the pump sees it: ready while fewer than {@code threshold} bytes are unsent. */
@@ -105,6 +123,7 @@ class AttachPumpTest {
         long unsent;
         long stdout;
         int largestData;
+        int largestEvent;
         int exits;
         boolean completed;
         Runnable onReady;
@@ -133,6 +152,7 @@ class AttachPumpTest {
         @Override
         public void onNext(AttachEvent e) {
             unsent += e.getSerializedSize();
+            largestEvent = Math.max(largestEvent, e.getSerializedSize());
             if (e.hasOutput()) {
                 assertThat(e.getOutput().getOffset()).isEqualTo(stdout);
                 stdout += e.getOutput().getData().size();
