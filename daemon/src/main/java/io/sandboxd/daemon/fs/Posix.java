@@ -64,8 +64,6 @@ final class Posix {
 
         static native int utimensat(int dirfd, byte[] path, long[] times, int flags) throws LastErrorException;
 
-        static native int futimens(int fd, long[] times) throws LastErrorException;
-
         /**
          * {@code buf} is a native address: JNA copies a {@code byte[]} argument whole, both ways,
          * on every call (a 128 KiB buffer for a 4 KiB file was 256 KiB of copying).
@@ -232,30 +230,6 @@ final class Posix {
 
     static int openat(int dirfd, Name name, int flags, int mode) throws LastErrorException {
         return C.openat(dirfd, name.cString(), flags | O_CLOEXEC, mode);
-    }
-
-    /**
-     * The process's umask, from {@code /proc/self/status} (umask(2) can only read it by changing
-     * it, which other threads would see); 0777 when unknown, so callers that skip a chmod only
-     * where the umask provably keeps the mode never skip one wrongly. The daemon never changes it.
-     */
-    static int umask() {
-        return UMASK;
-    }
-
-    private static final int UMASK = readUmask();
-
-    private static int readUmask() {
-        try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
-                if (line.startsWith("Umask:")) {
-                    return Integer.parseInt(line.substring(6).strip(), 8) & 0777;
-                }
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            // unknown: the conservative answer below
-        }
-        return 0777;
     }
 
     static void closeQuietly(int fd) {

@@ -32,9 +32,6 @@ final class TarExtractor {
     private final Memory nativeBuffer = new Memory(BUFFER);
 
     private final long address = Pointer.nativeValue(nativeBuffer);
-    /** Permission bits a file is created with when the umask leaves them alone: no fchmod then. */
-    private final int umask = Posix.umask();
-
     private final List<DeferredMode> deferred = new ArrayList<>();
     private long entries;
     private long bytes;
@@ -42,8 +39,6 @@ final class TarExtractor {
     private List<Name> cachedParent;
 
     private int cachedFd = -1;
-
-    private WritebackCloser closer;
 
     private record DeferredMode(List<Name> path, int mode) {}
 
@@ -55,7 +50,6 @@ final class TarExtractor {
 
     /** @return the number of entries extracted */
     long extract(TarInput in) throws IOException, SandboxException {
-        closer = new WritebackCloser();
         try {
             for (TarInput.Item item = in.nextItem(); item != null; item = in.nextItem()) {
                 if (++entries > limits.maxEntries()) {
@@ -68,7 +62,6 @@ final class TarExtractor {
         } catch (LastErrorException e) {
             throw SandboxRoot.map(e);
         } finally {
-            closer.close();
             closeUnlessStart(cachedFd, stagingFd);
             cachedFd = -1;
             nativeBuffer.close();
@@ -152,20 +145,12 @@ final class TarExtractor {
         if (size > limits.maxBytes() - bytes) {
             throw new ArchiveRefused("more than " + limits.maxBytes() + " bytes of content (--archive-max-bytes)");
         }
-        // created with its mode where the umask keeps it (the staging directory is the daemon's
-        // alone until the rename, so nobody sees the file before its content is complete)
-        boolean exact = (mode & ~0777) == 0 && (mode & umask) == 0;
         int fd;
         try {
-            fd = Posix.openat(
-                    parent,
-                    name,
-                    Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW,
-                    exact ? mode : 0600);
+            fd = Posix.openat(parent, name, Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW, 0600);
         } catch (LastErrorException x) {
             throw duplicateOr(x, shown);
         }
-        boolean handedOver = false;
         try {
             owner.apply(fd);
             long left = size;
@@ -178,19 +163,13 @@ final class TarExtractor {
                 left -= n;
             }
             bytes += size;
-            if (!exact) {
-                Posix.C.fchmod(fd, mode);
-            }
-            Posix.C.futimens(fd, times(e));
-            handedOver = true; // closed by the closer from here on, even when handing over fails
-            closer.handOver(fd);
+            Posix.C.fchmod(fd, mode);
         } catch (LastErrorException x) {
             throw SandboxRoot.map(x);
         } finally {
-            if (!handedOver) {
-                Posix.closeQuietly(fd);
-            }
+            Posix.closeQuietly(fd);
         }
+        setTimes(parent, name, e);
     }
 
     private void writeFully(int fd, int n) throws LastErrorException {
@@ -260,13 +239,9 @@ final class TarExtractor {
     }
 
     private static void setTimes(int parent, Name name, TarArchiveEntry e) throws LastErrorException {
-        Posix.C.utimensat(parent, name.cString(), times(e), Posix.AT_SYMLINK_NOFOLLOW);
-    }
-
-    /** The entry's mtime as access and modification time, as {@code struct timespec[2]}. */
-    private static long[] times(TarArchiveEntry e) {
         java.time.Instant t = e.getLastModifiedTime().toInstant();
-        return new long[] {t.getEpochSecond(), t.getNano(), t.getEpochSecond(), t.getNano()};
+        long[] times = {t.getEpochSecond(), t.getNano(), t.getEpochSecond(), t.getNano()};
+        Posix.C.utimensat(parent, name.cString(), times, Posix.AT_SYMLINK_NOFOLLOW);
     }
 
     private static SandboxException duplicateOr(LastErrorException x, String shown) {

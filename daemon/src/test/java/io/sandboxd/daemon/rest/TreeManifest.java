@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A tree described exactly, names as bytes (hex): one line per entry with type, mode, size,
- * content hash and mtime (whole seconds, as tar keeps them) of files, and link target, sorted. Made by python3 on bytes paths, since the JVM's file
+ * content hash and link target, sorted. Made by python3 on bytes paths, since the JVM's file
  * names are text and would blur names that are not UTF-8.
  */
 final class TreeManifest {
@@ -19,7 +19,6 @@ final class TreeManifest {
             "        line = r.hex() + ' ' + oct(st.st_mode)",
             "        if stat.S_ISREG(st.st_mode):",
             "            line += ' ' + str(st.st_size) + ' ' + hashlib.sha256(open(p, 'rb').read()).hexdigest()",
-            "            line += ' ' + str(int(st.st_mtime))",
             "        elif stat.S_ISLNK(st.st_mode):",
             "            line += ' -> ' + os.readlink(p).hex()",
             "        out.append(line)",
