@@ -34,7 +34,13 @@ class ProcStatusTest {
     @Test
     void readsARealProcessAndItsIgnoredSignals() throws Exception {
         Process ignoring = new ProcessBuilder("sh", "-c", "trap '' INT; exec sleep 60").start();
-        Process plain = new ProcessBuilder("sleep", "60").start();
+        // SIGINT reset to default first: a test JVM started as a background job of a
+        // non-interactive shell inherits it ignored, and a shell cannot reset such a signal.
+        Process plain = new ProcessBuilder(
+                        "/usr/bin/python3",
+                        "-c",
+                        "import os, signal; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp('sleep', ['sleep', '60'])")
+                .start();
         try {
             waitForComm(ignoring.pid(), "sleep");
             waitForComm(plain.pid(), "sleep");
