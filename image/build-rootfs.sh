@@ -93,6 +93,13 @@ step_archive() {
     rm -f "$jsa"
     train=$(mktemp -d)
     rest=18080 grpc=19090
+    # buildah's RUN shares the build host's network: a host process on these ports would answer
+    # the health check in the training daemon's place.
+    for port in "$rest" "$grpc"; do
+        rc=0; curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$port/" || rc=$?
+        # 7: nothing listens; any other outcome (an answer, a reset, a timeout) means something does
+        [ "$rc" -eq 7 ] || die "port $port is already taken on the build host (the training daemon needs it)"
+    done
     SANDBOXD_JAVA_OPTS="-XX:ArchiveClassesAtExit=$jsa -Xlog:cds=off -Xlog:cds+dynamic=off" \
         /usr/local/bin/sandboxd --root-dir "$train/root" --listen-host 127.0.0.1 \
         --rest-port "$rest" --grpc-port "$grpc" >"$train/daemon.log" 2>&1 &
@@ -116,6 +123,11 @@ step_archive() {
             exec --grpc "127.0.0.1:$grpc" -- sh -c 'echo out; echo err >&2' >/dev/null 2>"$train/exec.err" ||
             { cat "$train/exec.err" >&2; kill -9 "$pid" 2>/dev/null || true; die "training Execute failed"; }
     done
+    if ! kill -0 "$pid" 2>/dev/null; then
+        rc=0; wait "$pid" || rc=$?
+        cat "$train/daemon.log" >&2
+        die "training daemon exited by itself (status $rc) before it was told to stop"
+    fi
     kill -TERM "$pid"
     wait "$pid" || true
     rm -rf "$train"
