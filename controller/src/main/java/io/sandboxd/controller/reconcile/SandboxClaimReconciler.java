@@ -470,12 +470,6 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
                 .mapEntry("/metadata/annotations", claim.getMetadata().getAnnotations(), key, value);
         if (p.isEmpty()) return;
         Kube.patch(client, claim, p);
-        Map<String, String> local = claim.getMetadata().getAnnotations() == null
-                ? new LinkedHashMap<>()
-                : new LinkedHashMap<>(claim.getMetadata().getAnnotations());
-        if (value == null) local.remove(key);
-        else local.put(key, value);
-        claim.getMetadata().setAnnotations(local);
     }
 
     private static String annotation(SandboxClaim c, String key) {

@@ -1,10 +1,12 @@
 package io.sandboxd.controller.reconcile;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -90,8 +92,9 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     record ServiceResult(boolean found, boolean exists) {}
 
     @Override
-    public UpdateControl<Sandbox> reconcile(Sandbox sb, Context<Sandbox> ctx) {
-        if (sb.getMetadata().getDeletionTimestamp() != null) return UpdateControl.noUpdate();
+    public UpdateControl<Sandbox> reconcile(Sandbox cached, Context<Sandbox> ctx) {
+        if (cached.getMetadata().getDeletionTimestamp() != null) return UpdateControl.noUpdate();
+        Sandbox sb = withOwnMetadata(cached);
         KubernetesClient client = ctx.getClient();
         Instant now = clock.instant();
         SandboxStatus st = new SandboxStatus(written.current(sb, sb.getStatus()));
@@ -434,18 +437,20 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
                         + "\" (expected \"None\", field is immutable)");
                 return new ServiceResult(true, false);
             }
+            // A copy: svc is the informer's cached object, shared with every other reader.
+            Service adopted = new ServiceBuilder(svc).build();
             Map<String, String> labels = new LinkedHashMap<>(
-                    svc.getMetadata().getLabels() == null
+                    adopted.getMetadata().getLabels() == null
                             ? Map.of()
-                            : svc.getMetadata().getLabels());
+                            : adopted.getMetadata().getLabels());
             labels.put(Keys.SANDBOX_NAME_HASH, hash);
-            svc.getMetadata().setLabels(labels);
-            svc.getSpec().setSelector(desired.getSpec().getSelector());
-            svc.getSpec().setPorts(desired.getSpec().getPorts());
-            svc.getMetadata()
-                    .setOwnerReferences(withController(svc.getMetadata().getOwnerReferences(), sb));
+            adopted.getMetadata().setLabels(labels);
+            adopted.getSpec().setSelector(desired.getSpec().getSelector());
+            adopted.getSpec().setPorts(desired.getSpec().getPorts());
+            adopted.getMetadata()
+                    .setOwnerReferences(withController(adopted.getMetadata().getOwnerReferences(), sb));
             try {
-                client.services().inNamespace(ns).resource(svc).update();
+                client.services().inNamespace(ns).resource(adopted).update();
                 LOG.atInfo().addKeyValue("sandbox", key(sb)).log("adopted service");
             } catch (KubernetesClientException e) {
                 errors.add("adopt service \"" + name + "\": " + Kube.message(e));
@@ -591,6 +596,20 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         return probe.equals(old);
     }
 
+    /**
+     * This pass's view of the Sandbox: its own copy of the metadata (which {@link
+     * #setSandboxAnnotation} keeps current after each write, so later steps of the pass see it),
+     * spec and status shared with the informer cache and only read.
+     */
+    private static Sandbox withOwnMetadata(Sandbox cached) {
+        Sandbox sb = new Sandbox();
+        sb.setMetadata(new ObjectMetaBuilder(cached.getMetadata()).build());
+        sb.setSpec(cached.getSpec());
+        sb.setStatus(cached.getStatus());
+        return sb;
+    }
+
+    /** Writes one annotation and updates this pass's copy of the metadata to match. */
     private static void setSandboxAnnotation(KubernetesClient client, Sandbox sb, String key, String value) {
         JsonPatch patch = new JsonPatch()
                 .mapEntry("/metadata/annotations", sb.getMetadata().getAnnotations(), key, value);

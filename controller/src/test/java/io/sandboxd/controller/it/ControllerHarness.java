@@ -1,5 +1,7 @@
 package io.sandboxd.controller.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
@@ -15,6 +17,7 @@ import io.sandboxd.controller.model.Conds;
 import io.sandboxd.controller.model.Sandbox;
 import io.sandboxd.controller.model.SandboxSpec;
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** One controller + fake kubelet on one mock API server, shared by a test class. */
@@ -37,6 +40,9 @@ final class ControllerHarness implements AutoCloseable {
     final FakeKubelet kubelet;
 
     final io.fabric8.kubernetes.client.server.mock.KubernetesMockServer server;
+
+    /** Reconciles get the cached primary itself, as in production; this also checks none was changed. */
+    final MutationCheckingCloner primaries = new MutationCheckingCloner();
 
     /**
      * Owns its CRUD mock server rather than using the JUnit extension: after a heavy test the
@@ -70,11 +76,16 @@ final class ControllerHarness implements AutoCloseable {
         this.operatorClient = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
                 .withConfig(Controllers.tunedForMock(injected.getConfiguration()))
                 .build();
+        ControllerOptions opts =
+                new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC());
         this.operator = Controllers.build(
                 operatorClient,
-                new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC()),
+                opts,
                 registry,
-                null);
+                null,
+                Controllers.workers(opts.workers()),
+                Controllers.DEFAULT_CACHE_SYNC_TIMEOUT,
+                primaries);
         operator.start();
     }
 
@@ -146,6 +157,7 @@ final class ControllerHarness implements AutoCloseable {
     @Override
     public void close() {
         operator.stop();
+        List<String> changed = primaries.changedPrimaries();
         kubelet.close();
         operatorClient.close();
         client.close();
@@ -154,5 +166,8 @@ final class ControllerHarness implements AutoCloseable {
         } catch (IllegalStateException e) {
             // still draining queued work; the JVM exit reclaims it
         }
+        assertThat(changed)
+                .as("primaries a reconcile changed (they are the informer cache's)")
+                .isEmpty();
     }
 }

@@ -1,5 +1,7 @@
 package io.sandboxd.controller.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -13,6 +15,7 @@ import io.sandboxd.controller.standin.ObjectStore;
 import io.sandboxd.controller.standin.StandInKubelet;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The controller in this JVM against the fast API stand-in (not the single-threaded CRUD mock):
@@ -27,6 +30,8 @@ final class StandInHarness implements AutoCloseable {
     final KubernetesClient client;
     final Operator operator;
     final ReconcileWorkers workers = Controllers.workers(ControllerOptions.Workers.defaults());
+    /** Reconciles get the cached primary itself, as in production; this also checks none was changed. */
+    final MutationCheckingCloner primaries = new MutationCheckingCloner();
 
     StandInHarness() throws Exception {
         api = new ApiStandIn(store);
@@ -44,15 +49,21 @@ final class StandInHarness implements AutoCloseable {
                 new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC()),
                 new SimpleMeterRegistry(),
                 null,
-                workers);
+                workers,
+                Controllers.DEFAULT_CACHE_SYNC_TIMEOUT,
+                primaries);
         operator.start();
     }
 
     @Override
     public void close() {
         operator.stop();
+        List<String> changed = primaries.changedPrimaries();
         client.close();
         kubelet.close();
         api.close();
+        assertThat(changed)
+                .as("primaries a reconcile changed (they are the informer cache's)")
+                .isEmpty();
     }
 }
