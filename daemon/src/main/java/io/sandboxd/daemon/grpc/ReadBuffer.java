@@ -32,7 +32,9 @@ final class ReadBuffer {
     private final byte[] array;
 
     ReadBuffer(int capacity) {
-        this.direct = ByteBuffer.allocateDirect(capacity + CACHE_LINE - 1)
+        // alignedSlice trims both ends to whole cache lines: whole lines, one more for the start.
+        int lines = (capacity + CACHE_LINE - 1) / CACHE_LINE;
+        this.direct = ByteBuffer.allocateDirect((lines + 1) * CACHE_LINE)
                 .alignedSlice(CACHE_LINE)
                 .limit(capacity)
                 .slice();
