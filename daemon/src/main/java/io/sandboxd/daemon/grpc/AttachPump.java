@@ -1,6 +1,5 @@
 package io.sandboxd.daemon.grpc;
 
-import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.sandboxd.api.durable.v1alpha1.AttachEvent;
 import io.sandboxd.api.durable.v1alpha1.Gap;
@@ -44,14 +43,6 @@ final class AttachPump {
      * of 0.74 client CPU s/GiB).
      */
     static final int REPLAY_CHUNK = 2 * CHUNK - 4096;
-
-    /**
-     * One read buffer per reader thread, lent to every output event it sends: {@code onNext}
-     * serialises the message into the transport's buffer before it returns (as for a
-     * {@code process.v1} Start), so no array is allocated, zeroed and collected per event.
-     */
-    private static final ThreadLocal<java.nio.ByteBuffer> BUFFER =
-            ThreadLocal.withInitial(() -> java.nio.ByteBuffer.allocate(REPLAY_CHUNK));
 
     /**
      * Bytes of this stream's events the transport may hold unsent before the pump stops reading
@@ -301,9 +292,10 @@ final class AttachPump {
     private AttachEvent next(DurableProcess p, OutputKind kind) {
         long offset = kind == OutputKind.STDOUT ? stdoutOffset : stderrOffset;
         JournalRead r;
-        java.nio.ByteBuffer buffer = BUFFER.get().clear().limit(chunk);
+        ReadBuffer buffer = ReadBuffer.ofThread();
         try {
-            r = p.stream(kind).read(offset, buffer, kind == OutputKind.STDOUT ? stdoutCursor : stderrCursor);
+            r = p.stream(kind)
+                    .read(offset, buffer.target(chunk), kind == OutputKind.STDOUT ? stdoutCursor : stderrCursor);
         } catch (OffsetOutOfRangeException e) {
             throw new IllegalStateException(e); // offsets were checked and only grow with the journal
         }
@@ -315,7 +307,7 @@ final class AttachPump {
                         .setOutput(Output.newBuilder()
                                 .setStream(stream)
                                 .setOffset(offset)
-                                .setData(UnsafeByteOperations.unsafeWrap(buffer.array(), 0, r.length())))
+                                .setData(buffer.data(r.length())))
                         .build();
             }
             case GAP -> {

@@ -12,12 +12,27 @@ final class OutputBuffers {
     private final Memory readBuffer;
     /** The read buffer as a direct ByteBuffer (one view, repositioned per chunk). */
     private final java.nio.ByteBuffer direct;
+
+    private static final int CACHE_LINE = 64;
+    private final int readBufferSize;
     /** Grows to the largest chunk seen. */
     private byte[] heapChunk = new byte[0];
 
     OutputBuffers(int readBufferSize) {
-        readBuffer = new Memory(readBufferSize);
+        readBuffer = alignedMemory(readBufferSize);
         direct = readBuffer.getByteBuffer(0, readBufferSize);
+        this.readBufferSize = readBufferSize;
+    }
+
+    /**
+     * {@code size} bytes that start on a cache line. malloc puts a buffer 16 bytes past one, and
+     * the kernel's copy out of a pipe into such a destination ran at a third to a quarter of its
+     * speed on the AMD EPYC hosts we measure on: reading 1 GiB of {@code head -c} output in 64
+     * KiB reads cost 1.4-1.75 system CPU s at 16 bytes past a page, 0.38-0.43 on a page or a
+     * cache line.
+     */
+    static Memory alignedMemory(int size) {
+        return new Memory(size + CACHE_LINE).align(CACHE_LINE);
     }
 
     /** The read buffer's bytes [0, length) as a direct ByteBuffer, reused by every read. */
@@ -31,7 +46,7 @@ final class OutputBuffers {
     }
 
     int readBufferSize() {
-        return (int) readBuffer.size();
+        return readBufferSize;
     }
 
     /** A heap array of at least {@code length} bytes, reused by every read. */
