@@ -280,8 +280,11 @@ grep -q sandboxd.jsa "/proc/$host_jpid/maps" || die "sandboxd: the daemon did no
 # is writable.
 if in_ctr "$c" touch /opt/sandboxd/probe 2>/dev/null; then die "sandboxd: the root filesystem is writable; expected read-only"; fi
 log "sandboxd: PID 1 tini (uid $SANDBOXD_UID), daemon java (uid $SANDBOXD_UID) with daemon/jvm.options and its CDS archive"
-# Idle memory, inside the container, after the first requests have settled.
+# Idle memory, inside the container, after the first requests have settled. The image's files
+# were written moments ago: until the kernel writes them back, their pages the daemon maps (the JRE,
+# the CDS archives) count as its Private_Dirty (76 MiB measured that way, 36 once written back).
 sleep 5
+sync
 smaps=$(cat "/proc/$host_jpid/smaps_rollup")
 kib() { awk -v k="$1:" '$1 == k {print $2}' <<<"$smaps"; }
 mem="RSS $(($(kib Rss) / 1024)) MiB, Private_Dirty $(($(kib Private_Dirty) / 1024)) MiB, Anonymous $(($(kib Anonymous) / 1024)) MiB"
