@@ -75,16 +75,14 @@ public final class Controllers {
             ControllerOptions opts,
             MeterRegistry registry,
             LeaderElectionConfiguration leaderElection) {
-        return build(client, opts, registry, leaderElection, workers(opts.workers()));
-    }
-
-    public static Operator build(
-            KubernetesClient client,
-            ControllerOptions opts,
-            MeterRegistry registry,
-            LeaderElectionConfiguration leaderElection,
-            ReconcileWorkers workers) {
-        return build(client, opts, registry, leaderElection, workers, DEFAULT_CACHE_SYNC_TIMEOUT);
+        return build(
+                client,
+                opts,
+                registry,
+                leaderElection,
+                workers(opts.workers()),
+                DEFAULT_CACHE_SYNC_TIMEOUT,
+                new SharedPrimaries());
     }
 
     /**
@@ -103,16 +101,6 @@ public final class Controllers {
 
     /** How long Operator.start() waits for the informers' first list before returning without it. */
     public static final Duration DEFAULT_CACHE_SYNC_TIMEOUT = Duration.ofMinutes(2);
-
-    public static Operator build(
-            KubernetesClient client,
-            ControllerOptions opts,
-            MeterRegistry registry,
-            LeaderElectionConfiguration leaderElection,
-            ReconcileWorkers workers,
-            Duration cacheSyncTimeout) {
-        return build(client, opts, registry, leaderElection, workers, cacheSyncTimeout, new SharedPrimaries());
-    }
 
     /**
      * @param primaries what each reconcile gets of its cached primary: the object itself in

@@ -264,7 +264,8 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                 registry,
                 le,
                 Controllers.workers(options.workers()),
-                Duration.ofSeconds(cacheSyncTimeoutSeconds));
+                Duration.ofSeconds(cacheSyncTimeoutSeconds),
+                new SharedPrimaries());
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
