@@ -1,5 +1,7 @@
 package io.sandboxd.controller.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.api.config.Cloner;
@@ -36,6 +38,13 @@ final class MutationCheckingCloner implements Cloner {
             if (!now.equals(e.getValue())) out.add(describe(e.getKey(), e.getValue(), now));
         }
         return out;
+    }
+
+    /** Fails the test when {@code changed} (what {@link #changedPrimaries} found) is not empty. */
+    static void assertNoneChanged(List<String> changed) {
+        assertThat(changed)
+                .as("primaries a reconcile changed (they are the informer cache's)")
+                .isEmpty();
     }
 
     private static String describe(HasMetadata r, String before, String after) {
