@@ -143,6 +143,8 @@ public final class ApiStandIn implements AutoCloseable {
 
     // ---- HTTP ----------------------------------------------------------------------------------
 
+    private static final String RESPONSE_READY = "sandboxd.standin.responseReady";
+
     private record Target(Kind kind, String namespace, String name, String subresource) {}
 
     private void handle(HttpExchange ex) throws IOException {
@@ -215,9 +217,10 @@ public final class ApiStandIn implements AutoCloseable {
         } catch (RuntimeException e) {
             code = send(ex, 400, status(400, "BadRequest", String.valueOf(e.getMessage())));
         } finally {
+            long done = ex.getAttribute(RESPONSE_READY) instanceof Long ready ? ready : System.nanoTime();
             log.add(
                     target == null
-                            ? new Request(verb, null, null, null, null, code, arrived, System.nanoTime(), claim)
+                            ? new Request(verb, null, null, null, null, code, arrived, done, claim)
                             : new Request(
                                     verb,
                                     target.kind().plural(),
@@ -226,7 +229,7 @@ public final class ApiStandIn implements AutoCloseable {
                                     target.subresource(),
                                     code,
                                     arrived,
-                                    System.nanoTime(),
+                                    done,
                                     claim));
         }
     }
@@ -354,9 +357,11 @@ public final class ApiStandIn implements AutoCloseable {
                 batch.clear();
                 batch.add(first);
                 w.queue.drainTo(batch, 255);
+                // Stamped before the write: once the bytes are out the controller may act on them before
+                // this thread runs again, and a request it makes must never seem to precede the event.
+                long sent = System.nanoTime();
                 for (Event e : batch) os.write(e.line());
                 os.flush();
-                long sent = System.nanoTime();
                 for (Event e : batch) for (EventSentListener l : sentListeners) l.onSent(e, sent);
             }
         } catch (IOException | InterruptedException e) {
@@ -369,6 +374,10 @@ public final class ApiStandIn implements AutoCloseable {
 
     private static int send(HttpExchange ex, int code, JsonNode body) throws IOException {
         byte[] b = ObjectStore.JSON.writeValueAsBytes(body);
+        // Done = the response is ready to leave. Stamped after the write instead, the controller could
+        // read the response and send its next request before this thread took the time (seen on a busy
+        // two-core machine: a claim's status write "arriving" before its Sandbox create was done).
+        ex.setAttribute(RESPONSE_READY, System.nanoTime());
         ex.getResponseHeaders().set("Content-Type", "application/json");
         ex.sendResponseHeaders(code, b.length);
         try (OutputStream os = ex.getResponseBody()) {
