@@ -163,9 +163,21 @@ public final class RemoteFiles {
      * @return the number of entries extracted
      */
     public long uploadArchive(String path, InputStream tar, boolean replace) {
+        return uploadArchive(path, tar, replace, true);
+    }
+
+    /**
+     * As {@link #uploadArchive(String, InputStream, boolean)}; with {@code sync} false the daemon
+     * answers once the tree is in place without waiting for its data to reach the disk (a machine
+     * crash can then lose it, as after a plain {@code tar -x}; a daemon crash cannot).
+     */
+    public long uploadArchive(String path, InputStream tar, boolean replace, boolean sync) {
         HttpRequest.BodyPublisher body = HttpRequest.BodyPublishers.ofInputStream(() -> tar);
         byte[] r = client.restCall(
-                "PUT", RestPaths.display(path), "archive?path=" + q(path) + (replace ? "&replace=true" : ""), body);
+                "PUT",
+                RestPaths.display(path),
+                "archive?path=" + q(path) + (replace ? "&replace=true" : "") + (sync ? "" : "&sync=false"),
+                body);
         return Json.MAPPER.readTree(r).path("entries").asLong();
     }
 

@@ -32,6 +32,7 @@ public final class FileOpsChecks {
         m.put(FS_LIST_001, FileOpsChecks::list001);
         m.put(FS_ARCHIVE_001, FileOpsChecks::arch001);
         m.put(FS_ARCHIVE_002, FileOpsChecks::arch002);
+        m.put(FS_ARCHIVE_003, FileOpsChecks::arch003);
         m.put(FS_CONFINED_001, FileOpsChecks::conf001);
     }
 
@@ -166,6 +167,22 @@ public final class FileOpsChecks {
         Expect.error(r, 400, "INVALID_ARGUMENT");
         Expect.error(ctx.rest().get(FS + "stat?path=" + q(dir + "/t")), 404, "NOT_FOUND");
         Expect.error(ctx.rest().get(FS + "stat?path=" + q(dir + "/escaped")), 404, "NOT_FOUND");
+    }
+
+    static void arch003(CheckContext ctx) throws Exception {
+        String dir = ctx.mkdir();
+        Expect.error(
+                ctx.rest().send("PUT", FS + "archive?sync=maybe&path=" + q(dir + "/t"), tarWithOneFile("f", "x")),
+                400,
+                "INVALID_ARGUMENT");
+        Expect.error(ctx.rest().get(FS + "stat?path=" + q(dir + "/t")), 404, "NOT_FOUND");
+        Reply up = ctx.rest()
+                .send("PUT", FS + "archive?sync=false&path=" + q(dir + "/t"), tarWithOneFile("f", "unsynced"));
+        Expect.status(up, 200);
+        Expect.bytes(
+                "content of an unsynced upload",
+                utf8("unsynced"),
+                ctx.rest().get(enc(dir + "/t/f")).body());
     }
 
     static void conf001(CheckContext ctx) throws Exception {

@@ -302,6 +302,10 @@ public enum CheckId {
             EXTENDED,
             "4.3",
             "An fs/archive upload with a '..' entry is 400 and leaves nothing: neither the target nor anything outside it."),
+    FS_ARCHIVE_003(
+            EXTENDED,
+            "4.3",
+            "An fs/archive upload with sync=false puts the same tree in place; sync takes only true or false (400 otherwise, nothing written)."),
     FS_CONFINED_001(
             EXTENDED,
             "4.3",

@@ -38,11 +38,12 @@ final class ArchiveHandler {
     }
 
     void upload(Context ctx) throws SandboxException, IOException {
-        QueryParams q = QueryParams.of(ctx, Set.of("path", "replace"));
+        QueryParams q = QueryParams.of(ctx, Set.of("path", "replace", "sync"));
         byte[] path = q.path("path");
         boolean replace = q.bool("replace", false);
+        boolean sync = q.bool("sync", true);
         long entries =
-                archives.upload(path, new MinimumRateInputStream(ctx.req().getInputStream()), replace);
+                archives.upload(path, new MinimumRateInputStream(ctx.req().getInputStream()), replace, sync);
         byte[] body = Json.bytes(g -> {
             g.writeStartObject();
             g.writeNumberProperty("entries", entries);

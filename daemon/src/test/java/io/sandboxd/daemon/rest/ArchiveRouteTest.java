@@ -175,6 +175,33 @@ class ArchiveRouteTest {
     }
 
     @Test
+    void anUnsyncedUploadIsTheSameTreeAllOrNothing() throws Exception {
+        python(root, RICH_TREE);
+        byte[] tar = download("path=src");
+        RawResponse up = upload("path=copy&sync=false", tar);
+        assertThat(up.status()).as(up.describe()).isEqualTo(200);
+        assertThat(TreeManifest.of(root.resolve("copy"))).isEqualTo(TreeManifest.of(root.resolve("src")));
+        assertThat(upload(
+                                "path=copy&sync=false&replace=true",
+                                new RawTar().file("only", "1").bytes())
+                        .status())
+                .isEqualTo(200);
+        assertThat(Files.readString(root.resolve("copy/only"))).isEqualTo("1");
+        // refused entries still leave nothing behind
+        RawResponse slip = upload(
+                "path=slip&sync=false", new RawTar().file("../escape", "x").bytes());
+        assertThat(slip.status()).isEqualTo(400);
+        RawResponse bad = upload("path=other&sync=maybe", tar);
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(json(bad).get("message").asString()).contains("\"sync\"").contains("true or false");
+        try (var s = Files.list(root)) {
+            assertThat(s.map(p -> p.getFileName().toString()).sorted().toList())
+                    .as("no staging directory stays")
+                    .containsExactly("copy", "src");
+        }
+    }
+
+    @Test
     void downloadErrorsComeBeforeAnyByte() throws Exception {
         Files.writeString(root.resolve("file"), "x");
         Files.createSymbolicLink(root.resolve("out"), tmp);
