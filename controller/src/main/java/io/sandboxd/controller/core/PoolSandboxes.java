@@ -94,7 +94,8 @@ public final class PoolSandboxes {
                 .thenComparing(s -> s.getMetadata().getName());
     }
 
-    static Instant created(Sandbox s) {
+    /** The creation time, {@link Instant#MAX} when missing or unreadable (adopted last). */
+    public static Instant created(Sandbox s) {
         String ts = s.getMetadata().getCreationTimestamp();
         Instant i = ts == null ? null : Expiry.parse(ts);
         return i == null ? Instant.MAX : i;

@@ -41,6 +41,33 @@ class WarmPoolLedgerTest {
     }
 
     @Test
+    void updatesKeepAMembersPlaceAndARecreatedMemberGoesByItsNewCreationTime() {
+        WarmPoolLedger l = new WarmPoolLedger();
+        l.upsert(member(1));
+        l.upsert(member(2));
+        l.upsert(newer(member(1), "2"));
+        l.upsert(newer(member(1), "3"));
+        assertThat(l.available("ns", "pool")).isEqualTo(2);
+        assertThat(l.take("ns", "pool", sb -> true).getMetadata().getResourceVersion())
+                .as("the newest version of the oldest member")
+                .isEqualTo("3");
+        assertThat(l.take("ns", "pool", sb -> true).getMetadata().getName()).isEqualTo("pool-0002");
+
+        WarmPoolLedger r = new WarmPoolLedger();
+        r.upsert(member(1));
+        r.upsert(member(2));
+        r.upsert(newer(member(1), "2"));
+        // pool-0001 created again under the same name, after pool-0003, its delete unseen (a relist)
+        Sandbox again = newer(member(1), "9");
+        again.getMetadata().setCreationTimestamp("2026-01-01T01:00:00Z");
+        r.upsert(again);
+        r.upsert(member(3));
+        assertThat(r.take("ns", "pool", sb -> true).getMetadata().getName()).isEqualTo("pool-0002");
+        assertThat(r.take("ns", "pool", sb -> true).getMetadata().getName()).isEqualTo("pool-0003");
+        assertThat(r.take("ns", "pool", sb -> true).getMetadata().getName()).isEqualTo("pool-0001");
+    }
+
+    @Test
     void aReservedMemberStaysOutWhileUpdatedAndAnAdoptedOneForGood() {
         WarmPoolLedger l = new WarmPoolLedger();
         Sandbox m = member(1);
