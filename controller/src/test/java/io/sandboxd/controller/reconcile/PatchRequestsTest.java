@@ -1,0 +1,157 @@
+package io.sandboxd.controller.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.sandboxd.controller.core.JsonPatch;
+import io.sandboxd.controller.model.Sandbox;
+import io.sandboxd.controller.model.SandboxClaim;
+import io.sandboxd.controller.standin.ApiStandIn;
+import io.sandboxd.controller.standin.ObjectStore;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Patches sent straight through the HTTP client answer exactly as fabric8's own patch does. */
+class PatchRequestsTest {
+    ApiStandIn api;
+    KubernetesClient client;
+
+    /** The API stand-in, not fabric8's mock: it refuses a failed "test" op with 422 as the API server does. */
+    @BeforeEach
+    void start() throws Exception {
+        api = new ApiStandIn(new ObjectStore());
+        client = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(Config.empty())
+                        .withMasterUrl(api.url())
+                        .withNamespace("ns")
+                        .withRequestTimeout(30_000)
+                        .build())
+                .build();
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        api.close();
+    }
+
+    @Test
+    void urlsNameTheKindTheNamespaceAndTheSubresource() {
+        assertThat(PatchRequests.url("https://api:6443/", Pod.class, "ns", "p", false))
+                .isEqualTo("https://api:6443/api/v1/namespaces/ns/pods/p");
+        assertThat(PatchRequests.url("https://api:6443", Sandbox.class, "team-a", "sb-1", true))
+                .isEqualTo("https://api:6443/apis/agents.x-k8s.io/v1beta1/namespaces/team-a/sandboxes/sb-1/status");
+        assertThat(PatchRequests.url("http://127.0.0.1:8080/", SandboxClaim.class, "ns", "c", false))
+                .isEqualTo("http://127.0.0.1:8080/apis/extensions.agents.x-k8s.io/"
+                        + HasMetadata.getVersion(SandboxClaim.class) + "/namespaces/ns/sandboxclaims/c");
+        assertThat(PatchRequests.url("https://api:6443/", Pod.class, null, "p", false))
+                .as("no namespace: a cluster-scoped path")
+                .isEqualTo("https://api:6443/api/v1/pods/p");
+    }
+
+    @Test
+    void aPatchThatAppliesReturnsThePatchedObjectAsFabric8sDoes() {
+        Pod pod = client.resource(pod("p")).create();
+        Pod ours = Kube.patch(client, pod, new JsonPatch().add("/metadata/labels/ours", "1"));
+        Pod theirs = client.resource(pod)
+                .patch(
+                        PatchContext.of(PatchType.JSON),
+                        new JsonPatch().add("/metadata/labels/theirs", "2").json());
+        assertThat(ours.getMetadata().getLabels()).containsEntry("ours", "1");
+        assertThat(theirs.getMetadata().getLabels()).containsEntry("ours", "1").containsEntry("theirs", "2");
+        assertThat(client.pods()
+                        .inNamespace("ns")
+                        .withName("p")
+                        .get()
+                        .getMetadata()
+                        .getLabels())
+                .isEqualTo(Map.of("app", "x", "ours", "1", "theirs", "2"));
+    }
+
+    @Test
+    void aStatusPatchGoesToTheStatusSubresource() {
+        Sandbox member = io.sandboxd.controller.core.WarmMembersTest.member("sb-1", "2026-01-01T00:00:00Z");
+        member.getMetadata().setResourceVersion(null);
+        member.getMetadata().setUid(null);
+        member.setStatus(null);
+        Sandbox created = client.resource(member).create();
+        Sandbox patched =
+                Kube.patchStatus(client, created, new JsonPatch().add("/status", Map.of("serviceFQDN", "sb-1.ns.svc")));
+        assertThat(patched.getStatus().getServiceFQDN()).isEqualTo("sb-1.ns.svc");
+        Sandbox stored = client.resources(Sandbox.class)
+                .inNamespace(created.getMetadata().getNamespace())
+                .withName("sb-1")
+                .get();
+        assertThat(stored.getStatus().getServiceFQDN()).isEqualTo("sb-1.ns.svc");
+        assertThat(client.getKubernetesSerialization().asJson(stored.getSpec()))
+                .as("the spec is untouched")
+                .isEqualTo(client.getKubernetesSerialization().asJson(created.getSpec()));
+    }
+
+    @Test
+    void refusalsCarryTheSameStatusAsFabric8s() {
+        Pod missing = pod("missing");
+        assertSameFailure(
+                () -> Kube.patch(client, missing, new JsonPatch().add("/metadata/labels/a", "b")),
+                () -> client.resource(missing)
+                        .patch(
+                                PatchContext.of(PatchType.JSON),
+                                new JsonPatch().add("/metadata/labels/a", "b").json()));
+        KubernetesClientException notFound =
+                catchIt(() -> Kube.patch(client, missing, new JsonPatch().add("/metadata/labels/a", "b")));
+        assertThat(Kube.notFound(notFound)).isTrue();
+
+        Pod pod = client.resource(pod("q")).create();
+        JsonPatch stale = new JsonPatch().test("/metadata/labels/app", "other").add("/metadata/labels/a", "b");
+        assertSameFailure(() -> Kube.patch(client, pod, stale), () -> client.resource(pod)
+                .patch(PatchContext.of(PatchType.JSON), stale.json()));
+        assertThat(client.pods()
+                        .inNamespace("ns")
+                        .withName("q")
+                        .get()
+                        .getMetadata()
+                        .getLabels())
+                .as("a refused patch changed nothing")
+                .isEqualTo(Map.of("app", "x"));
+    }
+
+    private static void assertSameFailure(Supplier<?> ours, Supplier<?> theirs) {
+        KubernetesClientException a = catchIt(ours);
+        KubernetesClientException b = catchIt(theirs);
+        assertThat(a.getCode()).isEqualTo(b.getCode()).isGreaterThanOrEqualTo(400);
+        assertThat(a.getStatus().getReason()).isEqualTo(b.getStatus().getReason());
+        assertThat(Kube.message(a)).isEqualTo(Kube.message(b));
+    }
+
+    private static KubernetesClientException catchIt(Supplier<?> call) {
+        Throwable[] caught = new Throwable[1];
+        assertThatThrownBy(() -> call.get())
+                .isInstanceOf(KubernetesClientException.class)
+                .satisfies(t -> caught[0] = t);
+        return (KubernetesClientException) caught[0];
+    }
+
+    private static Pod pod(String name) {
+        return new PodBuilder()
+                .withMetadata(new ObjectMetaBuilder()
+                        .withName(name)
+                        .withNamespace("ns")
+                        .withLabels(Map.of("app", "x"))
+                        .build())
+                .build();
+    }
+}
