@@ -88,12 +88,6 @@ public final class PoolSandboxes {
         return sorted.subList(0, n);
     }
 
-    /** Adoption order: oldest first, name as tie-break. */
-    public static Comparator<Sandbox> oldestFirst() {
-        return Comparator.comparing(PoolSandboxes::created)
-                .thenComparing(s -> s.getMetadata().getName());
-    }
-
     /** The creation time, {@link Instant#MAX} when missing or unreadable (adopted last). */
     public static Instant created(Sandbox s) {
         String ts = s.getMetadata().getCreationTimestamp();

@@ -26,7 +26,7 @@ final class PatchRequests {
 
     private PatchRequests() {}
 
-    /** The URL prefix of a kind up to its plural, e.g. {@code /apis/agents.x-k8s.io/v1alpha1}. */
+    /** The URL prefix of a kind up to its plural, e.g. {@code /apis/agents.x-k8s.io/v1beta1}. */
     private static final ClassValue<String[]> KIND_PATH = new ClassValue<>() {
         @Override
         protected String[] computeValue(Class<?> type) {

@@ -46,7 +46,7 @@ public final class WarmPoolLedger {
 
     private final Set<String> reserved = ConcurrentHashMap.newKeySet();
 
-    /** {@link PoolSandboxes#oldestFirst()} on the parsed creation times. */
+    /** Adoption order: oldest first (a missing creation time last), the name as tie-break. */
     private static final Comparator<Entry> ORDER = Comparator.comparing(Entry::created)
             .thenComparing(e -> e.sandbox().getMetadata().getName());
 

@@ -41,6 +41,18 @@ class WarmPoolLedgerTest {
     }
 
     @Test
+    void membersCreatedInTheSameSecondGoByNameAndOnesWithoutATimeGoLast() {
+        WarmPoolLedger l = new WarmPoolLedger();
+        Sandbox undated = WarmMembersTest.member("pool-a", null);
+        l.upsert(undated);
+        l.upsert(WarmMembersTest.member("pool-c", "2026-01-01T00:00:00Z"));
+        l.upsert(WarmMembersTest.member("pool-b", "2026-01-01T00:00:00Z"));
+        assertThat(l.take("ns", "pool", sb -> true).getMetadata().getName()).isEqualTo("pool-b");
+        assertThat(l.take("ns", "pool", sb -> true).getMetadata().getName()).isEqualTo("pool-c");
+        assertThat(l.take("ns", "pool", sb -> true).getMetadata().getName()).isEqualTo("pool-a");
+    }
+
+    @Test
     void updatesKeepAMembersPlaceAndARecreatedMemberGoesByItsNewCreationTime() {
         WarmPoolLedger l = new WarmPoolLedger();
         l.upsert(member(1));
