@@ -108,5 +108,13 @@ class FileOpsCallsTest {
         fs.downloadArchive("tree", true, gz);
         fs.uploadArchive("copy", new ByteArrayInputStream(gz.toByteArray()), true);
         assertThat(client.readBytes("copy/a/b.txt")).isEqualTo("bee".getBytes());
+        // without waiting for the disk: the same tree, and replace still explicit
+        assertThat(fs.uploadArchive("unsynced", new ByteArrayInputStream(tar.toByteArray()), false, false))
+                .isEqualTo(4);
+        assertThat(client.readBytes("unsynced/a/b.txt")).isEqualTo("bee".getBytes());
+        assertThatThrownBy(
+                        () -> fs.uploadArchive("unsynced", new ByteArrayInputStream(tar.toByteArray()), false, false))
+                .isInstanceOfSatisfying(
+                        RestCallException.class, e -> assertThat(e.httpStatus()).isEqualTo(409));
     }
 }
