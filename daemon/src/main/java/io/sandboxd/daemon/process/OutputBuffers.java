@@ -8,20 +8,18 @@ import com.sun.jna.Memory;
  * zeroed array per chunk. Used on the loop thread only, so one of each serves every process.
  */
 final class OutputBuffers {
+    private static final int CACHE_LINE = 64;
+
     /** Output is read here, then copied into {@link #heapChunk}. */
     private final Memory readBuffer;
     /** The read buffer as a direct ByteBuffer (one view, repositioned per chunk). */
     private final java.nio.ByteBuffer direct;
-
-    private static final int CACHE_LINE = 64;
-    private final int readBufferSize;
     /** Grows to the largest chunk seen. */
     private byte[] heapChunk = new byte[0];
 
     OutputBuffers(int readBufferSize) {
         readBuffer = alignedMemory(readBufferSize);
         direct = readBuffer.getByteBuffer(0, readBufferSize);
-        this.readBufferSize = readBufferSize;
     }
 
     /**
@@ -46,7 +44,8 @@ final class OutputBuffers {
     }
 
     int readBufferSize() {
-        return readBufferSize;
+        // the aligned Memory may be a few bytes larger; the view has exactly the size asked for
+        return direct.capacity();
     }
 
     /** A heap array of at least {@code length} bytes, reused by every read. */
