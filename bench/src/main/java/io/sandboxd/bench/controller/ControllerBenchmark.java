@@ -72,10 +72,10 @@ public final class ControllerBenchmark implements Callable<Integer> {
             description = "The controller jar (default ${DEFAULT-VALUE}).")
     Path jar;
 
-    /** What controller/deploy runs with (SerialGC, 512k stacks), the heap at 75% of its 512Mi limit. */
+    /** What controller/deploy runs with (SerialGC, C1 only, 512k stacks), the heap at 75% of its 512Mi limit. */
     @Option(
             names = "--controller-jvm-opts",
-            defaultValue = "-XX:+UseSerialGC -Xss512k -Xmx384m",
+            defaultValue = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xmx384m",
             description = "JVM options of the controller process (default: as controller/deploy, ${DEFAULT-VALUE}).")
     String jvmOpts;
 
