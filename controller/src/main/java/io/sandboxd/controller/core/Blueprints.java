@@ -54,6 +54,13 @@ public final class Blueprints {
         return NameHash.of(Copies.json(t.getSpec().getPodTemplate()));
     }
 
+    /** Both hashes a pool member is labelled with. */
+    public record Hashes(String blueprint, String podTemplate) {}
+
+    public static Hashes hashes(SandboxTemplate t) {
+        return new Hashes(blueprintHash(t), podTemplateHash(t));
+    }
+
     /** Stale when built from another template, or from a different pod spec / VCTs / service. */
     public static boolean stale(Sandbox sb, SandboxTemplate t) {
         Map<String, String> l = sb.getMetadata().getLabels() == null

@@ -3,6 +3,7 @@ package io.sandboxd.controller.core;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimTemplate;
 import io.sandboxd.controller.model.Sandbox;
 import io.sandboxd.controller.model.SandboxClaim;
@@ -252,13 +253,21 @@ public final class ClaimSandboxes {
         }
     }
 
-    /** The adopted Sandbox (§5.4 completeAdoption): pool markers off, claim as sole controller. */
-    public static Sandbox adopted(Sandbox member, SandboxClaim c, SandboxTemplate t) {
-        Sandbox sb = Copies.deep(member);
-        Map<String, String> labels = new LinkedHashMap<>(
-                sb.getMetadata().getLabels() == null
-                        ? Map.of()
-                        : sb.getMetadata().getLabels());
+    /**
+     * What adopting a pool member writes (§5.4 completeAdoption): its metadata with the pool markers
+     * off and the claim as sole controller, and its pod template's metadata. Built from the member's
+     * own maps, without a copy of the member (a JSON round trip of the whole Sandbox, 2% of the
+     * controller's CPU samples in a warm burst); the member itself is left as it was.
+     */
+    public record Adoption(
+            Map<String, String> labels,
+            Map<String, String> annotations,
+            List<OwnerReference> ownerReferences,
+            ObjectMeta podTemplateMetadata) {}
+
+    public static Adoption adoption(Sandbox member, SandboxClaim c, SandboxTemplate t) {
+        ObjectMeta m = member.getMetadata();
+        Map<String, String> labels = new LinkedHashMap<>(m.getLabels() == null ? Map.of() : m.getLabels());
         labels.remove(Keys.WARM_POOL_SANDBOX);
         labels.remove(Keys.POD_TEMPLATE_HASH);
         labels.remove(Keys.TEMPLATE_HASH);
@@ -266,15 +275,8 @@ public final class ClaimSandboxes {
         labels.put(Keys.CLAIM_UID, c.getMetadata().getUid());
         String createdBy = createdBy(c);
         if (createdBy != null) labels.put(Keys.CREATED_BY, createdBy);
-        sb.getMetadata().setLabels(labels);
-        Map<String, String> ann = new LinkedHashMap<>(
-                sb.getMetadata().getAnnotations() == null
-                        ? Map.of()
-                        : sb.getMetadata().getAnnotations());
-        ann.put(Keys.POD_NAME, sb.getMetadata().getName());
-        sb.getMetadata().setAnnotations(ann);
-        sb.getMetadata().setOwnerReferences(List.of(Ownership.controllerRef(c)));
-        sb.getSpec().getPodTemplate().setMetadata(podTemplateMetadata(c, t));
-        return sb;
+        Map<String, String> ann = new LinkedHashMap<>(m.getAnnotations() == null ? Map.of() : m.getAnnotations());
+        ann.put(Keys.POD_NAME, m.getName());
+        return new Adoption(labels, ann, List.of(Ownership.controllerRef(c)), podTemplateMetadata(c, t));
     }
 }

@@ -29,15 +29,17 @@ public final class PoolSandboxes {
         return base + "-" + new String(c);
     }
 
-    public static Sandbox build(SandboxWarmPool pool, SandboxTemplate t, String name, boolean markSafeToEvict) {
+    /** {@code hashes}: {@link Blueprints#hashes} of {@code t}, which the caller may have kept from an earlier build. */
+    public static Sandbox build(
+            SandboxWarmPool pool, SandboxTemplate t, Blueprints.Hashes hashes, String name, boolean markSafeToEvict) {
         String poolHash = NameHash.of(pool.getMetadata().getName());
         String tplHash = NameHash.of(t.getMetadata().getName());
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put(Keys.WARM_POOL_SANDBOX, poolHash);
         labels.put(Keys.TEMPLATE_REF_HASH, tplHash);
         labels.put(Keys.LAUNCH_TYPE, "warm");
-        labels.put(Keys.POD_TEMPLATE_HASH, Blueprints.podTemplateHash(t));
-        labels.put(Keys.TEMPLATE_HASH, Blueprints.blueprintHash(t));
+        labels.put(Keys.POD_TEMPLATE_HASH, hashes.podTemplate());
+        labels.put(Keys.TEMPLATE_HASH, hashes.blueprint());
         labels.put(Keys.CREATED_BY, "controller");
 
         SandboxSpec spec = Blueprints.specFrom(t);

@@ -346,15 +346,13 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
 
     /** One JSON patch guarded by the member's resourceVersion: exactly one claim can win it. */
     private Sandbox completeAdoption(KubernetesClient client, SandboxClaim claim, Sandbox member, SandboxTemplate tpl) {
-        Sandbox want = ClaimSandboxes.adopted(member, claim, tpl);
+        ClaimSandboxes.Adoption want = ClaimSandboxes.adoption(member, claim, tpl);
         JsonPatch p = new JsonPatch()
                 .test("/metadata/resourceVersion", member.getMetadata().getResourceVersion())
-                .add("/metadata/labels", want.getMetadata().getLabels())
-                .add("/metadata/annotations", want.getMetadata().getAnnotations())
-                .add("/metadata/ownerReferences", want.getMetadata().getOwnerReferences())
-                .add(
-                        "/spec/podTemplate/metadata",
-                        want.getSpec().getPodTemplate().getMetadata());
+                .add("/metadata/labels", want.labels())
+                .add("/metadata/annotations", want.annotations())
+                .add("/metadata/ownerReferences", want.ownerReferences())
+                .add("/spec/podTemplate/metadata", want.podTemplateMetadata());
         try {
             Sandbox done = Kube.patch(client, member, p);
             sandboxes.handleRecentResourceUpdate(ResourceID.fromResource(done), done, member);

@@ -43,6 +43,7 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
 
     private final WarmPoolLedger ledger;
     private final StatusMemo<SandboxWarmPool.Status> written = new StatusMemo<>();
+    private final TemplateHashMemo hashes = new TemplateHashMemo();
     private InformerEventSource<Sandbox, SandboxWarmPool> sandboxes;
     private InformerEventSource<SandboxTemplate, SandboxWarmPool> templates;
     /** Creates and deletes sent but not yet seen in the cache, per pool (upstream's expectations). */
@@ -179,9 +180,14 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
         boolean waiting = inFlight > 0 || !deletes.isEmpty();
         if (tpl != null && have < desired && !waiting) {
             int n = Math.min(desired - have, MAX_BATCH);
+            Blueprints.Hashes h = hashes.of(tpl);
             for (int i = 0; i < n; i++) {
                 Sandbox sb = PoolSandboxes.build(
-                        pool, tpl, PoolSandboxes.memberName(pool.getMetadata().getName()), true);
+                        pool,
+                        tpl,
+                        h,
+                        PoolSandboxes.memberName(pool.getMetadata().getName()),
+                        true);
                 try {
                     Sandbox created = client.resource(sb).create();
                     creates.put(created.getMetadata().getName(), now);

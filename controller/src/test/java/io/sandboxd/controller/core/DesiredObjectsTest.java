@@ -238,13 +238,21 @@ class DesiredObjectsTest {
         md.setAnnotations(Map.of("note", "x"));
         labelled.getSpec().getPodTemplate().setMetadata(md);
         Sandbox member = PoolSandboxes.build(
-                ExtensionBuildersTest.pool(), ExtensionBuildersTest.template("tpl"), "pool-abcde", true);
+                ExtensionBuildersTest.pool(),
+                ExtensionBuildersTest.template("tpl"),
+                Blueprints.hashes(ExtensionBuildersTest.template("tpl")),
+                "pool-abcde",
+                true);
         member.getMetadata().setUid("m-uid");
         Sandbox cold = ClaimSandboxes.cold(ExtensionBuildersTest.claim(), ExtensionBuildersTest.template("tpl"));
         cold.getMetadata().setUid("c-uid");
         // A template without Pod metadata: its members carry only reserved labels, none propagated.
-        Sandbox plain =
-                PoolSandboxes.build(ExtensionBuildersTest.pool(), templateWithoutPodMetadata(), "pool-fghjk", true);
+        Sandbox plain = PoolSandboxes.build(
+                ExtensionBuildersTest.pool(),
+                templateWithoutPodMetadata(),
+                Blueprints.hashes(templateWithoutPodMetadata()),
+                "pool-fghjk",
+                true);
         plain.getMetadata().setUid("p-uid");
         for (Sandbox sb : List.of(bare, labelled, member, cold, plain)) {
             assertThat(DesiredPod.syncedMetadata(sb, DesiredPod.build(sb)))

@@ -64,7 +64,7 @@ class ExtensionBuildersTest {
 
     @Test
     void sandboxesWeBuildNameTheirPodUpFrontSoNoAnnotationWriteFollowsThePodsCreation() {
-        assertThat(PoolSandboxes.build(pool(), template("tpl"), "pool-abcde", true)
+        assertThat(PoolSandboxes.build(pool(), template("tpl"), Blueprints.hashes(template("tpl")), "pool-abcde", true)
                         .getMetadata()
                         .getAnnotations())
                 .containsEntry(Keys.POD_NAME, "pool-abcde");
@@ -107,7 +107,7 @@ class ExtensionBuildersTest {
     @Test
     void poolMembersCarryPoolMarkersAndAreFreshUntilTheSpecChanges() {
         SandboxTemplate t = template("tpl");
-        Sandbox sb = PoolSandboxes.build(pool(), t, "pool-abcde", true);
+        Sandbox sb = PoolSandboxes.build(pool(), t, Blueprints.hashes(t), "pool-abcde", true);
         assertThat(sb.getMetadata().getLabels())
                 .containsEntry(Keys.WARM_POOL_SANDBOX, NameHash.of("pool"))
                 .containsEntry(Keys.TEMPLATE_REF_HASH, NameHash.of("tpl"))
@@ -161,25 +161,33 @@ class ExtensionBuildersTest {
     @Test
     void adoptionMovesControllerToClaimAndDropsPoolMarkers() {
         SandboxTemplate t = template("tpl");
-        Sandbox member = PoolSandboxes.build(pool(), t, "pool-abcde", true);
+        Sandbox member = PoolSandboxes.build(pool(), t, Blueprints.hashes(t), "pool-abcde", true);
         SandboxClaim c = claim();
         c.getMetadata().setLabels(Map.of(Keys.CREATED_BY, "python-client"));
-        Sandbox a = ClaimSandboxes.adopted(member, c, t);
-        assertThat(a.getMetadata().getLabels())
+        ClaimSandboxes.Adoption a = ClaimSandboxes.adoption(member, c, t);
+        assertThat(a.labels())
                 .doesNotContainKeys(Keys.WARM_POOL_SANDBOX, Keys.TEMPLATE_HASH, Keys.POD_TEMPLATE_HASH)
                 .containsEntry(Keys.LAUNCH_TYPE, "warm")
                 .containsEntry(Keys.CLAIM_UID, "claim-uid")
                 .containsEntry(Keys.TEMPLATE_REF_HASH, NameHash.of("tpl"))
                 .containsEntry(Keys.CREATED_BY, "python-client");
-        assertThat(a.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+        assertThat(a.ownerReferences()).singleElement().satisfies(o -> {
             assertThat(o.getKind()).isEqualTo("SandboxClaim");
             assertThat(o.getUid()).isEqualTo("claim-uid");
             assertThat(o.getController()).isTrue();
         });
-        assertThat(a.getMetadata().getAnnotations()).containsEntry(Keys.POD_NAME, "pool-abcde");
-        assertThat(a.getSpec().getPodTemplate().getMetadata().getAnnotations()).isNull(); // safe-to-evict gone
-        assertThat(a.getSpec().getPodTemplate().getMetadata().getLabels()).containsEntry(Keys.CLAIM_UID, "claim-uid");
+        assertThat(a.annotations()).containsEntry(Keys.POD_NAME, "pool-abcde");
+        assertThat(a.podTemplateMetadata().getAnnotations()).isNull(); // safe-to-evict gone
+        assertThat(a.podTemplateMetadata().getLabels()).containsEntry(Keys.CLAIM_UID, "claim-uid");
         assertThat(member.getMetadata().getLabels()).as("input untouched").containsKey(Keys.WARM_POOL_SANDBOX);
+        assertThat(member.getMetadata().getLabels()).as("input untouched").doesNotContainKey(Keys.CLAIM_UID);
+        assertThat(member.getSpec().getPodTemplate().getMetadata().getAnnotations())
+                .as("input untouched")
+                .containsKey(Keys.SAFE_TO_EVICT);
+        assertThat(member.getMetadata().getOwnerReferences())
+                .as("input untouched")
+                .singleElement()
+                .satisfies(o -> assertThat(o.getKind()).isEqualTo("SandboxWarmPool"));
     }
 
     @Test

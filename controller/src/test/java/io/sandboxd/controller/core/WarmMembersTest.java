@@ -27,7 +27,7 @@ public class WarmMembersTest {
 
     /** A Ready member built by the pool, as the pool controller creates it. */
     public static Sandbox member(String name, String created) {
-        Sandbox sb = PoolSandboxes.build(pool(), TPL, name, true);
+        Sandbox sb = PoolSandboxes.build(pool(), TPL, Blueprints.hashes(TPL), name, true);
         sb.getMetadata().setUid(name + "-uid");
         sb.getMetadata().setCreationTimestamp(created);
         sb.getMetadata().setResourceVersion("1");
