@@ -18,8 +18,8 @@ import java.util.List;
 /**
  * The controller in this JVM against the fast API stand-in (not the single-threaded CRUD mock):
  * for tests at the scale of a burst, with every request recorded at the API boundary. fabric8 is
- * configured as in the controller's jar (watches try a WebSocket first), so the stand-in's
- * fallback to HTTP watches is exercised as the benchmark sees it.
+ * configured as in the controller's jar, so its watches are WebSockets, as against a real API
+ * server and as the benchmark sees them.
  */
 final class StandInHarness implements AutoCloseable {
     final ObjectStore store = new ObjectStore();

@@ -1,20 +1,16 @@
 package io.sandboxd.controller.standin;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.sandboxd.controller.standin.ObjectStore.ApiException;
 import io.sandboxd.controller.standin.ObjectStore.Event;
 import io.sandboxd.controller.standin.ObjectStore.Kind;
+import io.sandboxd.controller.standin.StandInTransport.Exchange;
+import io.sandboxd.controller.standin.StandInTransport.WatchStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -26,9 +22,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A Kubernetes API stand-in that is not the bottleneck: the REST paths, verbs, status codes and
- * watch protocol (HTTP streaming, one JSON event per line) that fabric8 and JOSDK use, over
- * {@link ObjectStore}, on the JDK HTTP server with one thread per request (no request waits
- * for a worker). Every request is logged with its arrival and completion time, so the API's own
+ * watch protocol (a WebSocket with one event per message, as fabric8 watches a real API server,
+ * or HTTP streaming with one event per line) that fabric8 and JOSDK use, over {@link ObjectStore},
+ * with one thread per request (no request waits for a worker; transport: {@link StandInTransport}). Every request is logged with its arrival and completion time, so the API's own
  * time can be subtracted from what a client measures. Loopback only.
  */
 public final class ApiStandIn implements AutoCloseable {
@@ -85,28 +81,25 @@ public final class ApiStandIn implements AutoCloseable {
     }
 
     private final ObjectStore store;
-    private final HttpServer server;
+    private final StandInTransport server;
     private final ExecutorService executor;
     private final java.util.Queue<Request> log = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final List<EventSentListener> sentListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<RequestHook> hooks = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicInteger openWatches = new AtomicInteger();
+    private final AtomicInteger webSocketWatches = new AtomicInteger();
+    private final AtomicInteger httpWatches = new AtomicInteger();
     private volatile boolean closed;
 
     public ApiStandIn(ObjectStore store) throws IOException {
         this.store = store;
-        // Nagle would add up to 40 ms to small responses on loopback.
-        System.setProperty("sun.net.httpserver.nodelay", "true");
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
         AtomicInteger n = new AtomicInteger();
         executor = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "api-standin-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
-        server.setExecutor(executor);
-        server.createContext("/", this::handle);
-        server.start();
+        server = new StandInTransport(executor, this::handle);
     }
 
     public ObjectStore store() {
@@ -114,7 +107,7 @@ public final class ApiStandIn implements AutoCloseable {
     }
 
     public String url() {
-        return "http://127.0.0.1:" + server.getAddress().getPort();
+        return "http://127.0.0.1:" + server.port();
     }
 
     public void addEventSentListener(EventSentListener l) {
@@ -134,40 +127,40 @@ public final class ApiStandIn implements AutoCloseable {
         return openWatches.get();
     }
 
+    /** Watches opened so far as a WebSocket / as a streamed HTTP response. */
+    public int webSocketWatches() {
+        return webSocketWatches.get();
+    }
+
+    public int httpWatches() {
+        return httpWatches.get();
+    }
+
     @Override
     public void close() {
         closed = true;
-        server.stop(0);
+        server.close();
         executor.shutdownNow();
     }
 
     // ---- HTTP ----------------------------------------------------------------------------------
 
-    private static final String RESPONSE_READY = "sandboxd.standin.responseReady";
-
     private record Target(Kind kind, String namespace, String name, String subresource) {}
 
-    private void handle(HttpExchange ex) throws IOException {
+    private void handle(Exchange ex) {
         long arrived = System.nanoTime();
+        long[] ready = {0}; // when the response was ready to leave
         Verb verb = Verb.OTHER;
         Target target = null;
         String claim = null;
         int code = 0;
         try {
-            String upgrade = ex.getRequestHeaders().getFirst("Upgrade");
-            if (upgrade != null && upgrade.toLowerCase(Locale.ROOT).contains("websocket")) {
-                // fabric8 tries a WebSocket watch first and falls back to an HTTP watch when the upgrade
-                // is answered 200 or 503. Not 503: fabric8 retries a 5xx ten times with backoff before
-                // giving up (measured: 11 attempts and 20-30 s per watch start or restart, events held
-                // back meanwhile); a 200 makes it fall back at once.
-                code = send(ex, 200, status(200, "WebSocketUnsupported", "watches are served over HTTP only"));
-                return;
-            }
-            String path = ex.getRequestURI().getRawPath();
-            Map<String, String> q = query(ex.getRequestURI().getRawQuery());
+            String path = ex.rawPath();
+            Map<String, String> q = query(ex.rawQuery());
             if (path.equals("/version")) {
                 code = send(
                         ex,
+                        ready,
                         200,
                         ObjectStore.JSON.readTree(
                                 "{\"major\":\"1\",\"minor\":\"33\",\"gitVersion\":\"v1.33.0-standin\"}"));
@@ -175,10 +168,11 @@ public final class ApiStandIn implements AutoCloseable {
             }
             target = target(path);
             if (target == null) {
-                code = send(ex, 404, status(404, "NotFound", "the server could not find the requested resource"));
+                code = send(
+                        ex, ready, 404, status(404, "NotFound", "the server could not find the requested resource"));
                 return;
             }
-            String method = ex.getRequestMethod();
+            String method = ex.method();
             verb = verb(method, target, q);
             if (target.kind().kind().equals("SandboxClaim")) claim = target.name();
             if (verb == Verb.WATCH) {
@@ -186,7 +180,7 @@ public final class ApiStandIn implements AutoCloseable {
                 return;
             }
             JsonNode body = null;
-            byte[] raw = ex.getRequestBody().readAllBytes();
+            byte[] raw = ex.body();
             if (raw.length > 0) body = ObjectStore.JSON.readTree(raw);
             if (claim == null && body != null) claim = controllingClaim(body);
             for (RequestHook h : hooks)
@@ -200,24 +194,19 @@ public final class ApiStandIn implements AutoCloseable {
                         case LIST -> list(k, ns, q);
                         case CREATE -> store.create(k, ns, (ObjectNode) body);
                         case UPDATE -> store.replace(k, ns, target.name(), (ObjectNode) body, status);
-                        case PATCH ->
-                            store.patch(
-                                    k,
-                                    ns,
-                                    target.name(),
-                                    ex.getRequestHeaders().getFirst("Content-Type"),
-                                    body,
-                                    status);
+                        case PATCH -> store.patch(k, ns, target.name(), ex.header("Content-Type"), body, status);
                         case DELETE -> store.delete(k, ns, target.name(), body);
                         default -> throw new ApiException(405, "MethodNotAllowed", method + " is not supported");
                     };
-            code = send(ex, verb == Verb.CREATE ? 201 : 200, result);
+            code = send(ex, ready, verb == Verb.CREATE ? 201 : 200, result);
         } catch (ApiException e) {
-            code = send(ex, e.code, status(e.code, e.reason, e.getMessage()));
+            code = send(ex, ready, e.code, status(e.code, e.reason, e.getMessage()));
         } catch (RuntimeException e) {
-            code = send(ex, 400, status(400, "BadRequest", String.valueOf(e.getMessage())));
+            code = send(ex, ready, 400, status(400, "BadRequest", String.valueOf(e.getMessage())));
+        } catch (IOException e) {
+            code = 499; // the client went away before the response left
         } finally {
-            long done = ex.getAttribute(RESPONSE_READY) instanceof Long ready ? ready : System.nanoTime();
+            long done = ready[0] != 0 ? ready[0] : System.nanoTime();
             log.add(
                     target == null
                             ? new Request(verb, null, null, null, null, code, arrived, done, claim)
@@ -324,66 +313,70 @@ public final class ApiStandIn implements AutoCloseable {
         return null;
     }
 
-    private int watch(HttpExchange ex, Target t, Map<String, String> q) throws IOException {
+    private int watch(Exchange ex, Target t, Map<String, String> q) throws IOException {
         String rv = q.get("resourceVersion");
         long from = rv == null || rv.isEmpty() ? 0 : Long.parseLong(rv);
         long timeout = q.containsKey("timeoutSeconds") ? Long.parseLong(q.get("timeoutSeconds")) : 1800;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeout);
         ObjectStore.Watch w;
-        ex.getResponseHeaders().set("Content-Type", "application/json");
         try {
             w = store.watch(t.kind(), t.namespace(), LabelSelector.parse(q.get("labelSelector")), fieldName(q), from);
         } catch (ApiException e) {
             // As the API server does for an expired version: 200 and one ERROR event, then the end.
-            ex.sendResponseHeaders(200, 0);
-            try (OutputStream os = ex.getResponseBody()) {
+            try (WatchStream out = ex.openWatch()) {
                 ObjectNode ev = ObjectStore.JSON.createObjectNode();
                 ev.put("type", "ERROR");
                 ev.set("object", status(e.code, e.reason, e.getMessage()));
-                os.write(ObjectStore.JSON.writeValueAsBytes(ev));
-                os.write('\n');
+                byte[] line = ObjectStore.JSON.writeValueAsBytes(ev);
+                byte[] withNewline = java.util.Arrays.copyOf(line, line.length + 1);
+                withNewline[line.length] = '\n';
+                out.write(List.of(withNewline));
             }
             return 200;
         }
-        openWatches.incrementAndGet();
-        ex.sendResponseHeaders(200, 0);
         List<Event> batch = new ArrayList<>();
+        List<byte[]> lines = new ArrayList<>();
         try (w;
-                OutputStream os = ex.getResponseBody()) {
-            os.flush();
-            while (!closed && System.nanoTime() < deadline) {
-                Event first = w.queue.poll(500, TimeUnit.MILLISECONDS);
-                if (first == null) continue;
-                batch.clear();
-                batch.add(first);
-                w.queue.drainTo(batch, 255);
-                // Stamped before the write: once the bytes are out the controller may act on them before
-                // this thread runs again, and a request it makes must never seem to precede the event.
-                long sent = System.nanoTime();
-                for (Event e : batch) os.write(e.line());
-                os.flush();
-                for (Event e : batch) for (EventSentListener l : sentListeners) l.onSent(e, sent);
+                WatchStream out = ex.openWatch()) {
+            (out.webSocket() ? webSocketWatches : httpWatches).incrementAndGet();
+            openWatches.incrementAndGet();
+            try {
+                while (!closed && System.nanoTime() < deadline) {
+                    Event first = w.queue.poll(500, TimeUnit.MILLISECONDS);
+                    if (first == null) continue;
+                    batch.clear();
+                    batch.add(first);
+                    w.queue.drainTo(batch, 255);
+                    lines.clear();
+                    for (Event e : batch) lines.add(e.line());
+                    // Stamped before the write: once the bytes are out the controller may act on them before
+                    // this thread runs again, and a request it makes must never seem to precede the event.
+                    long sent = System.nanoTime();
+                    out.write(lines);
+                    for (Event e : batch) for (EventSentListener l : sentListeners) l.onSent(e, sent);
+                }
+            } finally {
+                openWatches.decrementAndGet();
             }
         } catch (IOException | InterruptedException e) {
             // the client went away, or we are stopping
-        } finally {
-            openWatches.decrementAndGet();
         }
         return 200;
     }
 
-    private static int send(HttpExchange ex, int code, JsonNode body) throws IOException {
+    /** Returns the code sent, or 499 when the client went away first. */
+    private static int send(Exchange ex, long[] ready, int code, JsonNode body) {
         byte[] b = ObjectStore.JSON.writeValueAsBytes(body);
         // Done = the response is ready to leave. Stamped after the write instead, the controller could
         // read the response and send its next request before this thread took the time (seen on a busy
         // two-core machine: a claim's status write "arriving" before its Sandbox create was done).
-        ex.setAttribute(RESPONSE_READY, System.nanoTime());
-        ex.getResponseHeaders().set("Content-Type", "application/json");
-        ex.sendResponseHeaders(code, b.length);
-        try (OutputStream os = ex.getResponseBody()) {
-            os.write(b);
+        ready[0] = System.nanoTime();
+        try {
+            ex.respond(code, b);
+            return code;
+        } catch (IOException e) {
+            return 499;
         }
-        return code;
     }
 
     static ObjectNode status(int code, String reason, String message) {
