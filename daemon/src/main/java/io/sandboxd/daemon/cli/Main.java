@@ -38,6 +38,11 @@ public final class Main {
         // Netty's default leak detector records a stack trace for one buffer in 128 (a full stack
         // walk on the request path); a debugging aid, opt-in with -Dio.netty.leakDetection.level.
         setDefault("io.netty.leakDetection.level", "disabled");
+        // The gRPC server's connections use Netty's unpooled allocator (GrpcServer); so that
+        // grpc-java does not also build its own pooled allocator at start (its arenas serve the
+        // listening channel) and Netty's default is unpooled for anything else: RSS with 500 live
+        // Start streams 91.3 -> 90.5 MiB (bench, issue 22, 3 interleaved runs each).
+        setDefault("io.netty.allocator.type", "unpooled");
         JettyTuning.skipPlatformMBeanServer();
     }
 

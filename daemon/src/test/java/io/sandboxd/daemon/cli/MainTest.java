@@ -56,6 +56,21 @@ class MainTest {
         }
     }
 
+    @Test
+    void nettyBuffersAreUnpooledByDefaultAndAnOperatorSettingWins() {
+        String type = System.getProperty("io.netty.allocator.type");
+        try {
+            System.clearProperty("io.netty.allocator.type");
+            Main.defaultSystemProperties();
+            assertThat(System.getProperty("io.netty.allocator.type")).isEqualTo("unpooled");
+            System.setProperty("io.netty.allocator.type", "adaptive");
+            Main.defaultSystemProperties();
+            assertThat(System.getProperty("io.netty.allocator.type")).isEqualTo("adaptive");
+        } finally {
+            restore("io.netty.allocator.type", type);
+        }
+    }
+
     private static void restore(String key, String value) {
         if (value == null) {
             System.clearProperty(key);
