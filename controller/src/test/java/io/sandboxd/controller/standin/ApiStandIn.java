@@ -341,7 +341,8 @@ public final class ApiStandIn implements AutoCloseable {
             (out.webSocket() ? webSocketWatches : httpWatches).incrementAndGet();
             openWatches.incrementAndGet();
             try {
-                while (!closed && System.nanoTime() < deadline) {
+                // A client that went away ends its watch within one poll, not at its deadline.
+                while (!closed && out.open() && System.nanoTime() < deadline) {
                     Event first = w.queue.poll(500, TimeUnit.MILLISECONDS);
                     if (first == null) continue;
                     batch.clear();

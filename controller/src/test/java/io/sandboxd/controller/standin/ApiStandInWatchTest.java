@@ -95,6 +95,22 @@ class ApiStandInWatchTest {
     }
 
     @Test
+    void aWatchWhoseClientWentAwayEndsWithoutWaitingForAnEvent() throws Exception {
+        WebSocket ws = http.newWebSocketBuilder()
+                .buildAsync(URI.create(api.url().replace("http:", "ws:") + watchPath()), new WebSocket.Listener() {})
+                .get(5, TimeUnit.SECONDS);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (api.openWatches() == 0 && System.nanoTime() < until) Thread.sleep(10);
+        assertThat(api.openWatches()).isEqualTo(1);
+        ws.abort();
+        until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (api.openWatches() > 0 && System.nanoTime() < until) Thread.sleep(10);
+        assertThat(api.openWatches())
+                .as("the store's watch is let go, not kept until its deadline")
+                .isZero();
+    }
+
+    @Test
     void httpWatchStreamsOneEventPerLineAndTheConnectionServesRequestsAfterwards() throws Exception {
         HttpResponse<InputStream> r = http.send(
                 HttpRequest.newBuilder(URI.create(api.url() + watchPath() + "&timeoutSeconds=2"))

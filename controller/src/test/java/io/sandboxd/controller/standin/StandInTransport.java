@@ -85,6 +85,9 @@ final class StandInTransport implements AutoCloseable {
 
         boolean webSocket();
 
+        /** False once the client closed the connection. */
+        boolean open();
+
         @Override
         void close();
     }
@@ -267,6 +270,11 @@ final class StandInTransport implements AutoCloseable {
         }
 
         @Override
+        public boolean open() {
+            return ch.isActive();
+        }
+
+        @Override
         public void close() {
             if (ch.isActive()) ch.writeAndFlush(new CloseWebSocketFrame()).addListener(ChannelFutureListener.CLOSE);
         }
@@ -285,6 +293,11 @@ final class StandInTransport implements AutoCloseable {
         @Override
         public boolean webSocket() {
             return false;
+        }
+
+        @Override
+        public boolean open() {
+            return ch.isActive();
         }
 
         @Override
