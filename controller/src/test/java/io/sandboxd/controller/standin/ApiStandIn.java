@@ -324,13 +324,7 @@ public final class ApiStandIn implements AutoCloseable {
         } catch (ApiException e) {
             // As the API server does for an expired version: 200 and one ERROR event, then the end.
             try (WatchStream out = ex.openWatch()) {
-                ObjectNode ev = ObjectStore.JSON.createObjectNode();
-                ev.put("type", "ERROR");
-                ev.set("object", status(e.code, e.reason, e.getMessage()));
-                byte[] line = ObjectStore.JSON.writeValueAsBytes(ev);
-                byte[] withNewline = java.util.Arrays.copyOf(line, line.length + 1);
-                withNewline[line.length] = '\n';
-                out.write(List.of(withNewline));
+                out.write(List.of(ObjectStore.line("ERROR", status(e.code, e.reason, e.getMessage()))));
             }
             return 200;
         }

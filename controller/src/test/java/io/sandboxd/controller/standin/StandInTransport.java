@@ -78,18 +78,30 @@ final class StandInTransport implements AutoCloseable {
         WatchStream openWatch() throws IOException;
     }
 
-    /** One open watch response. */
-    interface WatchStream extends AutoCloseable {
-        /** Writes events (each a JSON line ending in '\n'); returns once they are on their way. */
-        void write(List<byte[]> lines) throws IOException;
+    /** One open watch response on its connection. */
+    abstract static class WatchStream implements AutoCloseable {
+        final Channel ch;
+        private final boolean webSocket;
 
-        boolean webSocket();
+        private WatchStream(Channel ch, boolean webSocket) {
+            this.ch = ch;
+            this.webSocket = webSocket;
+        }
+
+        /** Writes events (each a JSON line ending in '\n'); returns once they are on their way. */
+        abstract void write(List<byte[]> lines) throws IOException;
+
+        final boolean webSocket() {
+            return webSocket;
+        }
 
         /** False once the client closed the connection. */
-        boolean open();
+        final boolean open() {
+            return ch.isActive();
+        }
 
         @Override
-        void close();
+        public abstract void close();
     }
 
     interface Handler {
@@ -251,9 +263,13 @@ final class StandInTransport implements AutoCloseable {
         }
     }
 
-    private record WebSocketWatch(Channel ch) implements WatchStream {
+    private static final class WebSocketWatch extends WatchStream {
+        WebSocketWatch(Channel ch) {
+            super(ch, true);
+        }
+
         @Override
-        public void write(List<byte[]> lines) throws IOException {
+        void write(List<byte[]> lines) throws IOException {
             ChannelFuture last = null;
             for (byte[] line : lines) {
                 // One event per message, as the API server sends them: without the line's '\n'.
@@ -265,39 +281,23 @@ final class StandInTransport implements AutoCloseable {
         }
 
         @Override
-        public boolean webSocket() {
-            return true;
-        }
-
-        @Override
-        public boolean open() {
-            return ch.isActive();
-        }
-
-        @Override
         public void close() {
             if (ch.isActive()) ch.writeAndFlush(new CloseWebSocketFrame()).addListener(ChannelFutureListener.CLOSE);
         }
     }
 
-    private record ChunkedWatch(Channel ch) implements WatchStream {
+    private static final class ChunkedWatch extends WatchStream {
+        ChunkedWatch(Channel ch) {
+            super(ch, false);
+        }
+
         @Override
-        public void write(List<byte[]> lines) throws IOException {
+        void write(List<byte[]> lines) throws IOException {
             int size = 0;
             for (byte[] l : lines) size += l.length;
             ByteBuf buf = Unpooled.buffer(size);
             for (byte[] l : lines) buf.writeBytes(l);
             await(ch.writeAndFlush(new DefaultHttpContent(buf)));
-        }
-
-        @Override
-        public boolean webSocket() {
-            return false;
-        }
-
-        @Override
-        public boolean open() {
-            return ch.isActive();
         }
 
         @Override
