@@ -213,6 +213,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
         Map<String, Double> cpuBoundMsByThreads;
 
         double quietCpuMs;
+        /** Reconciles per controller from the burst's start until settled: count and seconds. */
+        Map<String, double[]> reconciles;
+
         double peakRssMiB;
         double peakHeapMiB;
     }
@@ -251,6 +254,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         sampler.setDaemon(true);
         sampler.start();
         int before = api.requests().size();
+        Map<String, double[]> reconcilesAtStart = controller.reconciles();
         Map<Long, ThreadCpu.Sample> threadsAtStart = ThreadCpu.read(controller.pid());
         p.cpuStart = controller.cpuMillis();
         long start = System.nanoTime();
@@ -284,6 +288,11 @@ public final class ControllerBenchmark implements Callable<Integer> {
                 .toList();
         p.figures = new BurstFigures(ns + "/" + prefix, ns, names, tracker, phase, start);
         p.quietCpuMs = controller.cpuMillis() - p.cpuStart;
+        p.reconciles = new java.util.TreeMap<>();
+        controller.reconciles().forEach((name, now) -> {
+            double[] was = reconcilesAtStart.getOrDefault(name, new double[2]);
+            p.reconciles.put(name, new double[] {now[0] - was[0], now[1] - was[1]});
+        });
         return p;
     }
 
@@ -302,6 +311,16 @@ public final class ControllerBenchmark implements Callable<Integer> {
         Map<String, Double> byThreads = new LinkedHashMap<>();
         paced.cpuBoundMsByThreads.forEach((k, v) -> byThreads.put(k, v / f.claims));
         m.put("cpu_ms_per_claim_by_threads", round(byThreads));
+        // How often each controller reconciled per claim until settled, and the mean reconcile's
+        // wall time: a count that does not swing with the machine's load, unlike the CPU figures.
+        Map<String, Double> reconciles = new LinkedHashMap<>();
+        Map<String, Double> reconcileMs = new LinkedHashMap<>();
+        paced.reconciles.forEach((name, r) -> {
+            reconciles.put(name, r[0] / f.claims);
+            reconcileMs.put(name, r[0] == 0 ? 0 : r[1] * 1000 / r[0]);
+        });
+        m.put("reconciles_per_claim_until_settled", round(reconciles));
+        m.put("reconcile_mean_ms", round(reconcileMs));
         m.put("heap_used_mib_peak", BurstFigures.round(Math.max(paced.peakHeapMiB, flood.peakHeapMiB)));
         m.put("rss_mib_peak", BurstFigures.round(Math.max(paced.peakRssMiB, flood.peakRssMiB)));
         m.put("double_adoptions", tracker.doubleAdoptions());
@@ -346,6 +365,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
         row(out, "CPU ms per claim (to all bound)", m.get("cpu_ms_per_claim"));
         row(out, "CPU ms per claim (to settled)", m.get("cpu_ms_per_claim_until_settled"));
         out.printf(Locale.ROOT, "  CPU ms per claim by threads: %s%n", m.get("cpu_ms_per_claim_by_threads"));
+        out.printf(
+                Locale.ROOT, "  reconciles per claim (to settled): %s%n", m.get("reconciles_per_claim_until_settled"));
+        out.printf(Locale.ROOT, "  mean reconcile ms: %s%n", m.get("reconcile_mean_ms"));
         row(out, "heap used MiB (peak)", m.get("heap_used_mib_peak"));
         row(out, "RSS MiB (peak)", m.get("rss_mib_peak"));
         row(out, "double adoptions", m.get("double_adoptions"));

@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -155,6 +157,32 @@ final class ControllerProcess implements AutoCloseable {
             Thread.currentThread().interrupt();
             return -1;
         }
+    }
+
+    /**
+     * Reconciles run so far and the seconds they took, per JOSDK controller name, from the
+     * controller's own /metrics ({@code reconciliations_execution_duration_seconds}).
+     */
+    Map<String, double[]> reconciles() {
+        String prefix = "reconciliations_execution_duration_seconds_";
+        Map<String, double[]> out = new TreeMap<>();
+        try {
+            for (String line : get("/metrics").body().split("\n")) {
+                boolean count = line.startsWith(prefix + "count{");
+                if (!count && !line.startsWith(prefix + "sum{")) continue;
+                int at = line.indexOf("controller_name=\"");
+                if (at < 0) continue;
+                String name = line.substring(at + 17, line.indexOf('"', at + 17));
+                double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                out.computeIfAbsent(name, k -> new double[2])[count ? 0 : 1] = v;
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the controller's /metrics: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted reading the controller's /metrics", e);
+        }
+        return out;
     }
 
     static int freePort() throws IOException {

@@ -55,6 +55,19 @@ class ControllerBenchmarkIT {
             assertThat(t.get("cpu_ms_per_claim").getAsDouble()).as(type).isPositive();
             assertThat(t.getAsJsonObject("cpu_ms_per_claim_by_threads").keySet())
                     .containsExactlyElementsOf(ThreadCpu.GROUPS);
+            JsonObject reconciles = t.getAsJsonObject("reconciles_per_claim_until_settled");
+            assertThat(reconciles.keySet()).as(type).contains("sandbox", "sandboxclaim", "sandboxwarmpool");
+            assertThat(reconciles.get("sandbox").getAsDouble())
+                    .as("Sandbox reconciles per claim, " + type)
+                    .isPositive();
+            assertThat(reconciles.get("sandboxclaim").getAsDouble())
+                    .as("claim reconciles per claim, " + type)
+                    .isGreaterThanOrEqualTo(1.0);
+            assertThat(t.getAsJsonObject("reconcile_mean_ms")
+                            .get("sandboxclaim")
+                            .getAsDouble())
+                    .as(type)
+                    .isPositive();
             assertThat(t.get("heap_used_mib_peak").getAsDouble()).as(type).isPositive();
             assertThat(t.get("rss_mib_peak").getAsDouble()).as(type).isPositive();
             assertThat(t.get("double_adoptions").getAsLong()).as(type).isZero();

@@ -1,7 +1,9 @@
 package io.sandboxd.controller.app;
 
+import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.kubernetes.model.jackson.Jackson2JdkTypesModule;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.Cloner;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
@@ -19,6 +21,7 @@ import io.sandboxd.controller.reconcile.WarmPoolLedger;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import tools.jackson.databind.json.JsonMapper;
 
 /** Builds the JOSDK Operator with every reconciler registered: used by main() and by tests. */
 public final class Controllers {
@@ -99,6 +102,20 @@ public final class Controllers {
         serialization.registerKubernetesResource(SandboxClaim.class);
     }
 
+    /**
+     * fabric8's serialization with one change: watch events are read in one pass when their object
+     * starts with its apiVersion and kind ({@link KindFirstWatchObjects}). The mapper is the one
+     * fabric8 builds by default otherwise.
+     */
+    public static KubernetesSerialization serialization() {
+        return new KubernetesSerialization(
+                JsonMapper.builderWithJackson2Defaults()
+                        .addModule(new Jackson2JdkTypesModule())
+                        .addMixIn(WatchEvent.class, KindFirstWatchObjects.WatchEventMixIn.class)
+                        .build(),
+                true);
+    }
+
     /** How long Operator.start() waits for the informers' first list before returning without it. */
     public static final Duration DEFAULT_CACHE_SYNC_TIMEOUT = Duration.ofMinutes(2);
 
@@ -126,8 +143,10 @@ public final class Controllers {
                     .withMetrics(ControllerMeters.josdk(registry));
             if (leaderElection != null) o.withLeaderElectionConfiguration(leaderElection);
         });
-        op.register(new SandboxReconciler(opts.clusterDomain(), opts.clock()), c -> c.withName(SANDBOX)
+        SandboxReconciler sandboxes = new SandboxReconciler(opts.clusterDomain(), opts.clock());
+        op.register(sandboxes, c -> c.withName(SANDBOX)
                 .withGenerationAware(false)
+                .withOnUpdateFilter(sandboxes.primaryUpdates())
                 .withRetry(backoff())
                 .withReconciliationMaxInterval(Duration.ofHours(10)));
         if (opts.extensions()) {
@@ -138,12 +157,16 @@ public final class Controllers {
                     .withGenerationAware(false)
                     .withRetry(backoff())
                     .withReconciliationMaxInterval(Duration.ofHours(10)));
-            op.register(new SandboxWarmPoolReconciler(ledger), c -> c.withName(WARM_POOL)
+            SandboxWarmPoolReconciler pools = new SandboxWarmPoolReconciler(ledger);
+            op.register(pools, c -> c.withName(WARM_POOL)
                     .withGenerationAware(false)
+                    .withOnUpdateFilter(pools.primaryUpdates())
                     .withRetry(backoff())
                     .withReconciliationMaxInterval(Duration.ofHours(10)));
-            op.register(new SandboxClaimReconciler(opts.clock(), registry, ledger), c -> c.withName(CLAIM)
+            SandboxClaimReconciler claims = new SandboxClaimReconciler(opts.clock(), registry, ledger);
+            op.register(claims, c -> c.withName(CLAIM)
                     .withGenerationAware(false)
+                    .withOnUpdateFilter(claims.primaryUpdates())
                     .withRetry(backoff())
                     .withReconciliationMaxInterval(Duration.ofHours(10)));
         }

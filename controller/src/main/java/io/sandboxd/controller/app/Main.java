@@ -254,6 +254,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         LOG.atInfo().addKeyValue("port", http.port()).log("probes and metrics listening");
         KubernetesClient client = new KubernetesClientBuilder()
                 .withConfig(Controllers.tuned(Config.autoConfigure(null)))
+                .withKubernetesSerialization(Controllers.serialization())
                 .build();
         AtomicBoolean stopping = new AtomicBoolean();
         LeaderElectionConfiguration le = leaderElect ? leaderElection(stopping) : null;

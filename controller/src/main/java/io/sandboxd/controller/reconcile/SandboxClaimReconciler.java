@@ -68,6 +68,11 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
     private final Map<String, Instant> firstSeen = new ConcurrentHashMap<>();
     private final StatusMemo<SandboxClaim.Status> written = new StatusMemo<>();
 
+    /** For the primary's event source: our own status writes' echoes set off no reconcile. */
+    public io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter<SandboxClaim> primaryUpdates() {
+        return new OwnStatusEchoes<>(written);
+    }
+
     public SandboxClaimReconciler(Clock clock, MeterRegistry registry, WarmPoolLedger ledger) {
         this.clock = clock;
         this.ledger = ledger;
@@ -212,6 +217,10 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
         writeStatus(ctx, claim, st);
         if (retry) throw new ReconcileException(message);
         UpdateControl<SandboxClaim> out = UpdateControl.noUpdate();
+        // Again, from the conditions just written: this pass may have marked the claim Finished, which
+        // starts ttlSecondsAfterFinished. The echo of that status write sets off no pass of its own
+        // (OwnStatusEchoes), so this one schedules the expiry.
+        expireAt = expireAt(claim, st);
         if (expireAt != null) {
             Duration left = Duration.between(clock.instant(), expireAt);
             requeue = requeue == null || left.compareTo(requeue) < 0 ? left : requeue;

@@ -59,6 +59,11 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     private InformerEventSource<Service, Sandbox> services;
     private final StatusMemo<SandboxStatus> written = new StatusMemo<>();
 
+    /** For the primary's event source: our own status writes' echoes set off no reconcile. */
+    public io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter<Sandbox> primaryUpdates() {
+        return new OwnStatusEchoes<>(written);
+    }
+
     public SandboxReconciler(String clusterDomain, Clock clock) {
         this.clusterDomain = clusterDomain;
         this.clock = clock;

@@ -16,6 +16,7 @@ import io.sandboxd.controller.core.JsonPatch;
 import io.sandboxd.controller.core.Keys;
 import io.sandboxd.controller.core.NameHash;
 import io.sandboxd.controller.core.Ownership;
+import io.sandboxd.controller.core.PoolMemberChanges;
 import io.sandboxd.controller.core.PoolSandboxes;
 import io.sandboxd.controller.model.Sandbox;
 import io.sandboxd.controller.model.SandboxTemplate;
@@ -43,6 +44,12 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
 
     private final WarmPoolLedger ledger;
     private final StatusMemo<SandboxWarmPool.Status> written = new StatusMemo<>();
+
+    /** For the primary's event source: our own status writes' echoes set off no reconcile. */
+    public io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter<SandboxWarmPool> primaryUpdates() {
+        return new OwnStatusEchoes<>(written);
+    }
+
     private final TemplateHashMemo hashes = new TemplateHashMemo();
     private InformerEventSource<Sandbox, SandboxWarmPool> sandboxes;
     private InformerEventSource<SandboxTemplate, SandboxWarmPool> templates;
@@ -68,6 +75,7 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
         sandboxes = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(Sandbox.class, SandboxWarmPool.class)
                         .withName("pool-sandboxes")
+                        .withOnUpdateFilter(PoolMemberChanges::relevant)
                         .withSecondaryToPrimaryMapper(sb -> {
                             // The controlling pool, or the pool that built it: adoption moves the controller to a
                             // claim, and the pool must hear about that to replenish.

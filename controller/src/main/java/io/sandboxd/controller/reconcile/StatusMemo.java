@@ -33,6 +33,13 @@ final class StatusMemo<S> {
         return cached;
     }
 
+    /** Whether {@code obj} is at the version our last status write of it made. */
+    boolean madeVersionOf(HasMetadata obj) {
+        String uid = obj.getMetadata().getUid();
+        Written<S> w = uid == null ? null : written.get(uid);
+        return w != null && w.resultVersion().equals(obj.getMetadata().getResourceVersion());
+    }
+
     /** We wrote {@code status} over {@code read} (the version we reconciled); the write made {@code result}. */
     void wrote(HasMetadata read, HasMetadata result, S status) {
         String uid = read.getMetadata().getUid();

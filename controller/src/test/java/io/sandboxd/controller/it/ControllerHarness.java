@@ -73,6 +73,7 @@ final class ControllerHarness implements AutoCloseable {
         this.kubelet = new FakeKubelet(client);
         this.operatorClient = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
                 .withConfig(Controllers.tunedForMock(injected.getConfiguration()))
+                .withKubernetesSerialization(Controllers.serialization())
                 .build();
         ControllerOptions opts =
                 new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC());

@@ -41,6 +41,7 @@ final class StandInHarness implements AutoCloseable {
                         .withRequestTimeout(60_000)
                         .withConnectionTimeout(60_000)
                         .build()))
+                .withKubernetesSerialization(Controllers.serialization())
                 .build();
         operator = Controllers.build(
                 client,
