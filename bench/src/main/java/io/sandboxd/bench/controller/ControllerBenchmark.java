@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 import picocli.CommandLine;
@@ -288,7 +289,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
                 .toList();
         p.figures = new BurstFigures(ns + "/" + prefix, ns, names, tracker, phase, start);
         p.quietCpuMs = controller.cpuMillis() - p.cpuStart;
-        p.reconciles = new java.util.TreeMap<>();
+        p.reconciles = new TreeMap<>();
         controller.reconciles().forEach((name, now) -> {
             double[] was = reconcilesAtStart.getOrDefault(name, new double[2]);
             p.reconciles.put(name, new double[] {now[0] - was[0], now[1] - was[1]});
