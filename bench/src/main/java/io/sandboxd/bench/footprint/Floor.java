@@ -13,6 +13,8 @@ enum Floor {
     JDK("JdkFloor", false, true),
     /** netty-codec-http REST and grpc-netty on one event-loop group. */
     NETTY("NettyFloor", true, true),
+    /** Jetty 12's core server (no Javalin, no servlets) and grpc-netty. */
+    JETTY("JettyFloor", true, true),
     /** Javalin/Jetty REST as the daemon configures it, and grpc-netty. */
     JAVALIN("JavalinFloor", true, true),
     /** {@link #JAVALIN} plus logback (LogSetup) and a Micrometer Prometheus registry. */
@@ -20,6 +22,18 @@ enum Floor {
 
     /** SLF4J's no-op provider, named so SLF4J neither scans for nor warns about a missing binding. */
     private static final String NOP_LOGGING = "-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider";
+
+    /**
+     * The library settings the daemon's {@code Main.defaultSystemProperties} makes before any
+     * library class initialises, so the floors pay what the daemon pays: no Netty JFR events
+     * (~50 ms, ~1.7 MiB), no leak detector, unpooled buffers, and Jetty's cache-line padding
+     * given (else Jetty's {@code MemoryUtils} starts the platform MBean server: ~200 classes).
+     */
+    static final List<String> DAEMON_LIBRARY_SETTINGS = List.of(
+            "-Dio.netty.jfr.enabled=false",
+            "-Dio.netty.leakDetection.level=disabled",
+            "-Dio.netty.allocator.type=unpooled",
+            "-Dorg.eclipse.jetty.util.referencesPerCacheLine=16");
 
     final String mainClass;
     /** Answers the daemon's gRPC calls (Execute, Start); the JDK floor does not. */
@@ -43,9 +57,13 @@ enum Floor {
         return "floor-" + cliName();
     }
 
-    /** Options of this floor on top of the daemon's. */
+    /** Options of this floor on top of the daemon's jvm.options. */
     List<String> jvmOptions() {
-        return nopLogging ? List.of(NOP_LOGGING) : List.of();
+        List<String> opts = new java.util.ArrayList<>(DAEMON_LIBRARY_SETTINGS);
+        if (nopLogging) {
+            opts.add(NOP_LOGGING);
+        }
+        return opts;
     }
 
     static Floor parse(String cliName) {
@@ -55,6 +73,6 @@ enum Floor {
             }
         }
         throw new IllegalArgumentException(
-                "--floor: unknown floor '" + cliName + "' (jdk, netty, javalin, javalin-observed)");
+                "--floor: unknown floor '" + cliName + "' (jdk, netty, jetty, javalin, javalin-observed)");
     }
 }

@@ -34,7 +34,7 @@ public final class FootprintBenchmark {
             usage: sandboxd-bench footprint (--start-daemon LAUNCHER|JAR | --target-address HOST:PORT --target-pid PID)
                      [--variant NAME=SPEC]... [--jvm-opts "OPTS"] [--starts N] [--calls N] [--warm-calls N]
                      [--idle-ms MS] [--token T] [--json FILE] [--baseline FILE [--max-regression 3]]
-                     [--floor jdk|netty|javalin|javalin-observed]... [--floors-jar JAR] [--jvm-options-file FILE]
+                     [--floor jdk|netty|jetty|javalin|javalin-observed]... [--floors-jar JAR] [--jvm-options-file FILE]
                      [--class-counts 0|1] [--streams N]
               --start-daemon X    our daemon: a launcher script (./sandboxd) or a jar (with --jvm-opts)
               --variant N=SPEC    a configuration to compare (repeatable): SPEC is space-separated JVM options
