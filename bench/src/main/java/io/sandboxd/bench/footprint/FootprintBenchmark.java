@@ -46,7 +46,7 @@ public final class FootprintBenchmark {
               --idle-ms MS        pause after the first Execute before memory is read (default 2000)
               --target-address    another runtime's gRPC address, measured idle and per call (with --target-pid)
               --target-pid PID    that runtime's process (read from /proc; jcmd only if it is a JVM)
-                --floor F           also start this framework floor in turn with the daemon (repeatable): a
+              --floor F           also start this framework floor in turn with the daemon (repeatable): a
                                   server of bench/target/sandboxd-floors.jar answering /v1/health (and the
                                   daemon's gRPC API, no-op, except jdk), on the daemon's JVM options with its
                                   own AppCDS archive recorded by a training run as ./sandboxd does (issue 22)

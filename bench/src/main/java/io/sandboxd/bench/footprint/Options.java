@@ -59,7 +59,7 @@ final class Options {
                 case "--floor" -> o.floors.add(Floor.parse(v));
                 case "--floors-jar" -> o.floorsJar = Path.of(v);
                 case "--jvm-options-file" -> o.jvmOptionsFile = Path.of(v);
-                case "--class-counts" -> o.classCountStarts = IntOption.bounded(a, v, 0, 10);
+                case "--class-counts" -> o.classCountStarts = IntOption.bounded(a, v, 0, 1);
                 case "--streams" -> o.streams = IntOption.bounded(a, v, 0, 10_000);
                 case "--token" -> o.token = v;
                 case "--json" -> o.json = Path.of(v);
