@@ -34,6 +34,8 @@ public final class FootprintBenchmark {
             usage: sandboxd-bench footprint (--start-daemon LAUNCHER|JAR | --target-address HOST:PORT --target-pid PID)
                      [--variant NAME=SPEC]... [--jvm-opts "OPTS"] [--starts N] [--calls N] [--warm-calls N]
                      [--idle-ms MS] [--token T] [--json FILE] [--baseline FILE [--max-regression 3]]
+                     [--floor jdk|netty|jetty|javalin|javalin-observed]... [--floors-jar JAR] [--jvm-options-file FILE]
+                     [--class-counts 0|1] [--streams N]
               --start-daemon X    our daemon: a launcher script (./sandboxd) or a jar (with --jvm-opts)
               --variant N=SPEC    a configuration to compare (repeatable): SPEC is space-separated JVM options
                                   and KEY=VALUE environment variables, e.g. "serial=-XX:+UseSerialGC MALLOC_ARENA_MAX=2";
@@ -44,6 +46,17 @@ public final class FootprintBenchmark {
               --idle-ms MS        pause after the first Execute before memory is read (default 2000)
               --target-address    another runtime's gRPC address, measured idle and per call (with --target-pid)
               --target-pid PID    that runtime's process (read from /proc; jcmd only if it is a JVM)
+              --floor F           also start this framework floor in turn with the daemon (repeatable): a
+                                  server of bench/target/sandboxd-floors.jar answering /v1/health (and the
+                                  daemon's gRPC API, no-op, except jdk), on the daemon's JVM options with its
+                                  own AppCDS archive recorded by a training run as ./sandboxd does (issue 22)
+              --floors-jar JAR    the floors' jar (default: sandboxd-floors.jar beside the bench's jar)
+              --jvm-options-file  the JVM options the floors run with (default: daemon/jvm.options beside
+                                  the launcher script)
+              --class-counts 1    one more start per variant with -Xlog:class+load: the classes loaded by
+                                  the first health answer, how many from archives, per library (default 0)
+              --streams N         after the CPU calls, N Start streams held open at once: VmRSS and
+                                  Private_Dirty with all live (default 0: not measured)
               --baseline FILE     compare the first variant's guarded figures with a JSON written earlier (CI):
                                   first Execute / trivial Java start and cold / warm CPU may grow --max-regression
                                   times, idle Private_Dirty 1.25 times; measured once more before failing (exit 1)
@@ -56,6 +69,8 @@ public final class FootprintBenchmark {
 
     private List<String> trivialOpts = List.of();
     private int started;
+    private FloorLauncher floors;
+    private final Map<String, ClassCounts> classCounts = new LinkedHashMap<>();
 
     private FootprintBenchmark(Options o, PrintStream out) {
         this.o = o;
@@ -123,13 +138,15 @@ public final class FootprintBenchmark {
     /** One cold start's figures. */
     record Sample(
             double healthMs,
+            double startupCpuMs,
             double firstExecuteMs,
             ProcFigures.Memory idle,
             Map<String, SmapsBreakdown.Usage> breakdown,
             long metaspaceCommittedBytes,
             double coldCpuMsPerCall,
             double warmCpuMsPerCall,
-            int calls) {
+            int calls,
+            ProcFigures.Memory liveStreams) {
         /**
          * Cold over warm CPU per call; a warm run that used less than one clock tick counts as one
          * tick (a quiet machine can run a few dozen warm calls within one 10 ms tick).
@@ -158,6 +175,7 @@ public final class FootprintBenchmark {
                 out.printf("[footprint] warm-up start (not counted)%n");
                 startOnce(o.variants.get(0), work);
                 o.variants.forEach(v -> samples.put(v.name(), new ArrayList<>()));
+                prepareFloors(work);
             }
             for (int round = 0; round < o.rounds(); round++) {
                 if (o.launch != null) {
@@ -167,10 +185,11 @@ public final class FootprintBenchmark {
                         Sample s = startWithRetry(v, work);
                         samples.get(v.name()).add(s);
                         out.printf(
-                                "[footprint] %s #%d: health %.0f ms, first Execute %.0f ms, idle Private_Dirty %.1f MB, RSS %.1f MB%n",
+                                "[footprint] %s #%d: health %.0f ms (CPU %.0f ms), first Execute %.0f ms, idle Private_Dirty %.1f MB, RSS %.1f MB%n",
                                 v.name(),
                                 round + 1,
                                 s.healthMs(),
+                                s.startupCpuMs(),
                                 s.firstExecuteMs(),
                                 mb(s.idle().privateDirtyBytes()),
                                 mb(s.idle().vmRssBytes()));
@@ -182,6 +201,11 @@ public final class FootprintBenchmark {
                 if (daemonJava != null) {
                     // The same-run baseline of the start-up ratio: the JVM alone, same options.
                     trivial.add(DaemonStartup.trivialJava(daemonJava, trivialOpts, round == 0 ? 1 : 0, 1)[0]);
+                }
+            }
+            if (o.launch != null && o.classCountStarts > 0) {
+                for (Variant v : o.variants) {
+                    classCounts.put(v.name(), countClasses(v, work));
                 }
             }
         } finally {
@@ -214,6 +238,9 @@ public final class FootprintBenchmark {
         if (!target.isEmpty()) {
             report.put("target", summary(target, false));
         }
+        if (!classCounts.isEmpty()) {
+            report.put("classes_at_first_health", classCounts);
+        }
         report.put("samples", samples);
         print(report, samples, target);
         return report;
@@ -238,33 +265,116 @@ public final class FootprintBenchmark {
         return nl < 0 ? m : m.substring(0, nl);
     }
 
-    private Sample startOnce(Variant v, Path work) throws Exception {
+    /**
+     * Each floor's class-data archive, recorded with the java our daemon's warm-up start ran on,
+     * then one start of each that is not counted (as the daemon's warm-up start).
+     */
+    private void prepareFloors(Path work) throws Exception {
+        if (o.floors.isEmpty()) {
+            return;
+        }
+        Path jar = o.floorsJar != null ? o.floorsJar : defaultFloorsJar();
+        floors = new FloorLauncher(Path.of(daemonJava), jar, o.jvmOptionsFile);
+        for (Floor f : o.floors) {
+            out.printf(
+                    "[footprint] %s: recording its class-data archive, then a warm-up start (not counted)%n",
+                    f.variantName());
+            floors.record(f, work);
+            startOnce(Variant.of(f), work);
+        }
+    }
+
+    /** sandboxd-floors.jar beside the jar (or classes directory's target/) the bench runs from. */
+    private static Path defaultFloorsJar() throws java.net.URISyntaxException {
+        Path self = Path.of(FootprintBenchmark.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
+        return self.getParent().resolve("sandboxd-floors.jar");
+    }
+
+    /** Starts {@code v} and waits for its first {@code /v1/health} 200; {@code extra} JVM options last. */
+    private RunningDaemon launch(Variant v, Path work, List<String> extra) throws Exception {
         Path root = Files.createTempDirectory(work, "root-");
-        DaemonSpec spec = (o.launch.endsWith(".jar")
-                        ? DaemonSpec.jar(Path.of(o.launch))
-                        : DaemonSpec.launcherScript(Path.of(o.launch)))
-                .withInheritedSandboxdEnv(true)
-                .withJvmOptions(concat(o.jarOpts(), v.jvmOptions()))
-                .withRootDir(root)
+        DaemonSpec spec;
+        if (v.floor() != null) {
+            spec = floors.spec(v.floor(), concat(v.jvmOptions(), extra));
+        } else {
+            spec = (o.launch.endsWith(".jar")
+                            ? DaemonSpec.jar(Path.of(o.launch))
+                            : DaemonSpec.launcherScript(Path.of(o.launch)))
+                    .withInheritedSandboxdEnv(true)
+                    .withJvmOptions(concat(concat(o.jarOpts(), v.jvmOptions()), extra));
+            if (o.token != null) {
+                spec = spec.withAuthToken(o.token);
+            }
+        }
+        spec = spec.withRootDir(root)
                 .withLogs(work, "daemon-" + ++started) // each start's own log, for its errors
                 .withReadyTimeout(Duration.ofSeconds(180));
         for (Map.Entry<String, String> e : v.env().entrySet()) {
             spec = spec.withEnv(e.getKey(), e.getValue());
         }
-        if (o.token != null) {
-            spec = spec.withAuthToken(o.token);
-        }
-        RunningDaemon d = spec.start();
-        if (daemonJava == null) {
-            List<String> cmd = new ProcessObserver(d.jvmPid()).cmdline();
-            trivialOpts = DaemonStartup.jvmOptionsForTrivialProgram(cmd);
-            daemonJava = cmd.get(0);
-        }
-        try (SandboxdClient c = client(d.grpcTarget())) {
+        return spec.start();
+    }
+
+    private Sample startOnce(Variant v, Path work) throws Exception {
+        RunningDaemon d = launch(v, work, List.of());
+        try {
+            // read first: the JVM's CPU up to (and including) its first health answer
+            double startupCpuMs = ProcFigures.cpuTicks(d.jvmPid()) * ProcFigures.MS_PER_TICK;
             double healthMs = d.readyAfter().toNanos() / 1e6;
-            c.execute("/bin/true");
-            double firstMs = (System.nanoTime() - d.launchedNanos()) / 1e6;
-            return idleAndCpu(c, d.jvmPid(), healthMs, firstMs);
+            if (v.floor() == null && daemonJava == null) {
+                List<String> cmd = new ProcessObserver(d.jvmPid()).cmdline();
+                trivialOpts = DaemonStartup.jvmOptionsForTrivialProgram(cmd);
+                daemonJava = cmd.get(0);
+            }
+            if (!v.speaksGrpc()) {
+                Thread.sleep(o.idleMs);
+                return idle(d.jvmPid(), healthMs, startupCpuMs);
+            }
+            try (SandboxdClient c = client(d.grpcTarget(), v.floor() == null ? o.token : null)) {
+                c.execute("/bin/true");
+                double firstMs = (System.nanoTime() - d.launchedNanos()) / 1e6;
+                Sample s = idleAndCpu(c, d.jvmPid(), healthMs, startupCpuMs, firstMs);
+                if (o.streams > 0) {
+                    ProcFigures.Memory live = LiveStreams.measure(
+                            d.grpcTarget(), v.floor() == null ? o.token : null, d.jvmPid(), o.streams);
+                    s = withLiveStreams(s, live);
+                }
+                return s;
+            }
+        } finally {
+            d.stop(Duration.ofSeconds(5));
+            d.close();
+        }
+    }
+
+    private static Sample withLiveStreams(Sample s, ProcFigures.Memory live) {
+        return new Sample(
+                s.healthMs(),
+                s.startupCpuMs(),
+                s.firstExecuteMs(),
+                s.idle(),
+                s.breakdown(),
+                s.metaspaceCommittedBytes(),
+                s.coldCpuMsPerCall(),
+                s.warmCpuMsPerCall(),
+                s.calls(),
+                live);
+    }
+
+    /** One more start with {@code -Xlog:class+load}: the classes loaded by the first health answer. */
+    private ClassCounts countClasses(Variant v, Path work) throws Exception {
+        Path log = work.resolve("classes-" + ++started + ".log");
+        RunningDaemon d = launch(v, work, List.of("-Xlog:class+load=info:file=" + log));
+        try {
+            ClassCounts c = ClassCounts.parse(Files.readString(log, StandardCharsets.ISO_8859_1));
+            out.printf(
+                    "[footprint] %s: %d classes loaded by the first health answer, %d from archives%n",
+                    v.name(), c.total(), c.fromArchive());
+            return c;
         } finally {
             d.stop(Duration.ofSeconds(5));
             d.close();
@@ -272,19 +382,16 @@ public final class FootprintBenchmark {
     }
 
     private Sample measureRunning(String address, long pid) throws Exception {
-        try (SandboxdClient c = client(address)) {
+        try (SandboxdClient c = client(address, o.token)) {
             c.execute("/bin/true");
-            return idleAndCpu(c, pid, Double.NaN, Double.NaN);
+            return idleAndCpu(c, pid, Double.NaN, Double.NaN, Double.NaN);
         }
     }
 
-    private Sample idleAndCpu(SandboxdClient c, long pid, double healthMs, double firstMs) throws Exception {
+    private Sample idleAndCpu(SandboxdClient c, long pid, double healthMs, double startupCpuMs, double firstMs)
+            throws Exception {
         Thread.sleep(o.idleMs);
-        // /proc first: the jcmd attach that names the JVM's ranges adds a thread of its own.
-        ProcFigures.Memory idle = ProcFigures.memory(pid);
-        String smaps = ProcFigures.smaps(pid);
-        JvmRegions regions = JvmRegions.of(pid, jcmd());
-        Map<String, SmapsBreakdown.Usage> breakdown = SmapsBreakdown.of(smaps, regions);
+        Sample idle = idle(pid, healthMs, startupCpuMs);
         double cold = cpuPerCall(c, pid, o.calls);
         for (int i = 0; i < o.warmCalls; i++) {
             c.execute("/bin/true");
@@ -292,13 +399,34 @@ public final class FootprintBenchmark {
         double warm = cpuPerCall(c, pid, o.calls);
         return new Sample(
                 healthMs,
+                startupCpuMs,
                 firstMs,
-                idle,
-                breakdown,
-                regions.metaspaceCommittedBytes().orElse(-1),
+                idle.idle(),
+                idle.breakdown(),
+                idle.metaspaceCommittedBytes(),
                 cold,
                 warm,
-                o.calls);
+                o.calls,
+                null);
+    }
+
+    /** The memory figures now (no calls made: CPU per call unknown). */
+    private static Sample idle(long pid, double healthMs, double startupCpuMs) throws IOException {
+        // /proc first: the jcmd attach that names the JVM's ranges adds a thread of its own.
+        ProcFigures.Memory idle = ProcFigures.memory(pid);
+        String smaps = ProcFigures.smaps(pid);
+        JvmRegions regions = JvmRegions.of(pid, jcmd());
+        return new Sample(
+                healthMs,
+                startupCpuMs,
+                Double.NaN,
+                idle,
+                SmapsBreakdown.of(smaps, regions),
+                regions.metaspaceCommittedBytes().orElse(-1),
+                Double.NaN,
+                Double.NaN,
+                1,
+                null);
     }
 
     private static double cpuPerCall(SandboxdClient c, long pid, int n) throws IOException {
@@ -309,10 +437,10 @@ public final class FootprintBenchmark {
         return (ProcFigures.cpuTicks(pid) - before) * ProcFigures.MS_PER_TICK / n;
     }
 
-    private SandboxdClient client(String grpcTarget) {
+    private static SandboxdClient client(String grpcTarget, String token) {
         return SandboxdClient.builder()
                 .grpcTarget(grpcTarget)
-                .token(o.token)
+                .token(token)
                 .callTimeout(Duration.ofSeconds(30))
                 .build();
     }
@@ -333,6 +461,9 @@ public final class FootprintBenchmark {
         s.put("n", list.size());
         if (starts) {
             s.put("health_ms", pcts(list.stream().mapToDouble(Sample::healthMs).toArray()));
+            s.put(
+                    "startup_cpu_ms",
+                    pcts(list.stream().mapToDouble(Sample::startupCpuMs).toArray()));
             s.put(
                     "first_execute_ms",
                     pcts(list.stream().mapToDouble(Sample::firstExecuteMs).toArray()));
@@ -384,6 +515,20 @@ public final class FootprintBenchmark {
         s.put(
                 "cold_over_warm_cpu",
                 median(list.stream().mapToDouble(x -> x.coldOverWarm()).toArray()));
+        if (list.stream().anyMatch(x -> x.liveStreams() != null)) {
+            s.put(
+                    "streams_vmrss_mb",
+                    pcts(list.stream()
+                            .filter(x -> x.liveStreams() != null)
+                            .mapToDouble(x -> mb(x.liveStreams().vmRssBytes()))
+                            .toArray()));
+            s.put(
+                    "streams_private_dirty_mb",
+                    pcts(list.stream()
+                            .filter(x -> x.liveStreams() != null)
+                            .mapToDouble(x -> mb(x.liveStreams().privateDirtyBytes()))
+                            .toArray()));
+        }
         return s;
     }
 
@@ -421,6 +566,7 @@ public final class FootprintBenchmark {
         }
         String[] rows = {
             "health_ms",
+            "startup_cpu_ms",
             "first_execute_ms",
             "idle_vmrss_mb",
             "idle_private_dirty_mb",
@@ -429,7 +575,9 @@ public final class FootprintBenchmark {
             "metaspace_committed_mb",
             "cold_cpu_ms_per_call",
             "warm_cpu_ms_per_call",
-            "cold_over_warm_cpu"
+            "cold_over_warm_cpu",
+            "streams_vmrss_mb",
+            "streams_private_dirty_mb"
         };
         out.printf("%-40s", "figure (p50 / p90)");
         all.keySet().forEach(k -> out.printf(" %22s", k));
@@ -453,6 +601,30 @@ public final class FootprintBenchmark {
                         " %22s",
                         String.format("%.1f / %.1f", (Double) u.get("rss_mb"), (Double) u.get("private_dirty_mb")));
             }
+            out.println();
+        }
+        printClassCounts();
+    }
+
+    /** Classes at the first health answer per library: the union of each variant's 12 largest groups. */
+    private void printClassCounts() {
+        if (classCounts.isEmpty()) {
+            return;
+        }
+        out.println("classes loaded by the first health answer (one -Xlog:class+load start each):");
+        out.printf("  %-38s", "");
+        classCounts.keySet().forEach(k -> out.printf(" %22s", k));
+        out.println();
+        out.printf("  %-38s", "total / from archives");
+        classCounts.values().forEach(c -> out.printf(" %22s", c.total() + " / " + c.fromArchive()));
+        out.println();
+        java.util.Set<String> groups = new java.util.LinkedHashSet<>();
+        classCounts
+                .values()
+                .forEach(c -> c.byGroup().keySet().stream().limit(12).forEach(groups::add));
+        for (String g : groups) {
+            out.printf("  %-38s", g);
+            classCounts.values().forEach(c -> out.printf(" %22d", c.byGroup().getOrDefault(g, 0)));
             out.println();
         }
     }

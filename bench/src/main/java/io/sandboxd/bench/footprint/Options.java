@@ -24,6 +24,13 @@ final class Options {
     Path json;
     Path baseline;
     double maxRegression = 3.0;
+    /** Framework floors started in turn with our daemon's variants (each also one of {@link #variants}). */
+    final List<Floor> floors = new ArrayList<>();
+
+    Path floorsJar;
+    Path jvmOptionsFile;
+    int classCountStarts;
+    int streams;
 
     static Options parse(String[] args) {
         Options o = new Options();
@@ -49,6 +56,11 @@ final class Options {
                 case "--idle-ms" -> o.idleMs = IntOption.bounded(a, v, 0, 600_000);
                 case "--target-address" -> o.targetAddress = v;
                 case "--target-pid" -> o.targetPid = IntOption.bounded(a, v, 1, Integer.MAX_VALUE);
+                case "--floor" -> o.floors.add(Floor.parse(v));
+                case "--floors-jar" -> o.floorsJar = Path.of(v);
+                case "--jvm-options-file" -> o.jvmOptionsFile = Path.of(v);
+                case "--class-counts" -> o.classCountStarts = IntOption.bounded(a, v, 0, 1);
+                case "--streams" -> o.streams = IntOption.bounded(a, v, 0, 10_000);
                 case "--token" -> o.token = v;
                 case "--json" -> o.json = Path.of(v);
                 case "--baseline" -> o.baseline = Path.of(v);
@@ -76,6 +88,22 @@ final class Options {
         }
         if (o.variants.isEmpty()) {
             o.variants.add(new Variant("default", List.of(), Map.of()));
+        }
+        if (!o.floors.isEmpty()) {
+            if (o.launch == null) {
+                throw new IllegalArgumentException("--floor is measured in turn with our daemon: give --start-daemon");
+            }
+            if (o.jvmOptionsFile == null && !o.launch.endsWith(".jar")) {
+                // the launcher's own list: ./sandboxd reads daemon/jvm.options beside it
+                o.jvmOptionsFile =
+                        Path.of(o.launch).toAbsolutePath().getParent().resolve("daemon/jvm.options");
+            }
+            if (o.jvmOptionsFile == null) {
+                throw new IllegalArgumentException("--floor with a jar: give --jvm-options-file (daemon/jvm.options)");
+            }
+            for (Floor f : o.floors) {
+                o.variants.add(Variant.of(f));
+            }
         }
         Set<String> names = new HashSet<>();
         for (Variant v : o.variants) {

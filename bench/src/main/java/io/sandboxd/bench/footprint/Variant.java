@@ -5,8 +5,23 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A named daemon configuration: extra JVM options and environment variables. */
-record Variant(String name, List<String> jvmOptions, Map<String, String> env) {
+/**
+ * A named configuration: extra JVM options and environment variables, of our daemon or, when
+ * {@code floor} is not null, of that framework floor instead.
+ */
+record Variant(String name, List<String> jvmOptions, Map<String, String> env, Floor floor) {
+    Variant(String name, List<String> jvmOptions, Map<String, String> env) {
+        this(name, jvmOptions, env, null);
+    }
+
+    static Variant of(Floor floor) {
+        return new Variant(floor.variantName(), List.of(), Map.of(), floor);
+    }
+
+    /** Answers Execute (our daemon and the floors that speak gRPC). */
+    boolean speaksGrpc() {
+        return floor == null || floor.speaksGrpc;
+    }
 
     /** {@code NAME=SPEC}: SPEC's words starting with '-' are JVM options, KEY=VALUE words environment. */
     static Variant parse(String arg) {

@@ -84,6 +84,57 @@ class FootprintBenchmarkIT {
         }
     }
 
+    /**
+     * The framework floors (issue 22) in turn with the launcher: each answers health (and the
+     * Netty floor Execute and 20 live Start streams), and starts on its own class-data archive.
+     */
+    @Test
+    void floorsStartOnTheirOwnArchivesInTurnWithTheDaemon(@TempDir Path tmp) throws Exception {
+        Path json = tmp.resolve("floors.json");
+        String out = run(
+                "--start-daemon",
+                REPO.resolve("sandboxd").toString(),
+                "--floor",
+                "jdk",
+                "--floor",
+                "netty",
+                "--starts",
+                "1",
+                "--calls",
+                "5",
+                "--warm-calls",
+                "5",
+                "--idle-ms",
+                "100",
+                "--class-counts",
+                "1",
+                "--streams",
+                "20",
+                "--json",
+                json.toString());
+        assertThat(out).contains("floor-netty: recording its class-data archive", "classes loaded by the first health");
+        JsonObject report = JsonParser.parseString(Files.readString(json)).getAsJsonObject();
+        JsonObject v = report.getAsJsonObject("variants");
+        JsonObject jdk = v.getAsJsonObject("floor-jdk");
+        JsonObject netty = v.getAsJsonObject("floor-netty");
+        assertThat(p50(jdk, "health_ms")).isPositive();
+        assertThat(p50(jdk, "startup_cpu_ms")).isGreaterThanOrEqualTo(0);
+        assertThat(p50(netty, "first_execute_ms")).isGreaterThanOrEqualTo(p50(netty, "health_ms"));
+        assertThat(p50(netty, "streams_vmrss_mb")).isPositive();
+        assertThat(p50(netty, "idle_vmrss_mb")).isGreaterThan(p50(jdk, "idle_vmrss_mb"));
+        JsonObject classes = report.getAsJsonObject("classes_at_first_health");
+        JsonObject nettyClasses = classes.getAsJsonObject("floor-netty");
+        int nettyJdk = nettyClasses.getAsJsonObject("byGroup").get("JDK").getAsInt();
+        assertThat(nettyClasses.getAsJsonObject("byGroup").get("io.netty").getAsInt())
+                .isPositive();
+        // more classes from archives than the JDK's own: the floor's recorded archive is mapped
+        assertThat(nettyClasses.get("fromArchive").getAsInt()).isGreaterThan(nettyJdk);
+        assertThat(classes.getAsJsonObject("floor-jdk")
+                        .getAsJsonObject("byGroup")
+                        .has("io.netty"))
+                .isFalse();
+    }
+
     @Test
     void guardFailsAgainstABaselineThatCannotBeMet(@TempDir Path tmp) throws Exception {
         Path baseline = tmp.resolve("impossible.json");

@@ -89,6 +89,52 @@ class FootprintParsingTest {
     }
 
     @Test
+    void floorsRunWithTheLaunchersOptionsFile() {
+        Options o =
+                Options.parse(new String[] {"--start-daemon", "/repo/sandboxd", "--floor", "netty", "--floor", "jdk"});
+        assertThat(o.variants).extracting(Variant::name).containsExactly("default", "floor-netty", "floor-jdk");
+        assertThat(o.variants.get(1).floor()).isEqualTo(Floor.NETTY);
+        assertThat(o.variants.get(2).speaksGrpc()).isFalse();
+        assertThat(o.jvmOptionsFile).isEqualTo(java.nio.file.Path.of("/repo/daemon/jvm.options"));
+        assertThatThrownBy(() -> Options.parse(new String[] {"--start-daemon", "d.jar", "--floor", "netty"}))
+                .hasMessageContaining("--jvm-options-file");
+        assertThatThrownBy(() ->
+                        Options.parse(new String[] {"--target-address", "h:1", "--target-pid", "1", "--floor", "jdk"}))
+                .hasMessageContaining("--start-daemon");
+        assertThatThrownBy(() -> Options.parse(new String[] {"--start-daemon", "x", "--floor", "quarkus"}))
+                .hasMessageContaining("unknown floor 'quarkus'");
+        assertThatThrownBy(
+                        () -> Options.parse(new String[] {"--start-daemon", "x", "--floor", "jdk", "--floor", "jdk"}))
+                .hasMessageContaining("two variants named floor-jdk");
+
+        assertThat(FloorLauncher.readOptions("# comment\n-XX:+UseSerialGC -Xss512k # why\n\n  -XX:NewRatio=8\n"))
+                .containsExactly("-XX:+UseSerialGC", "-Xss512k", "-XX:NewRatio=8");
+    }
+
+    @Test
+    void classesCountedPerLibraryFromTheClassLoadLog() {
+        ClassCounts c = ClassCounts.parse("""
+                [0.010s][info][class,load] java.lang.Object source: shared objects file
+                [0.050s][info][class,load] io.netty.channel.Channel source: shared objects file (top)
+                [0.051s][info][class,load] io.netty.util.Recycler$1 source: shared objects file (top)
+                [0.060s][info][class,load] org.eclipse.jetty.server.Server source: file:/x/floors.jar
+                [0.061s][info][class,load] com.sun.jna.Native source: file:/x/daemon.jar
+                [0.062s][info][class,load] io.sandboxd.daemon.cli.Main source: file:/x/daemon.jar
+                [0.063s][info][class,load ] jdk.internal.misc.Unsafe source: jrt:/java.base
+                [0.064s][info][gc] not a class line
+                """);
+        assertThat(c.total()).isEqualTo(7);
+        assertThat(c.fromArchive()).isEqualTo(3);
+        assertThat(c.byGroup())
+                .containsExactly(
+                        Map.entry("JDK", 2),
+                        Map.entry("io.netty", 2),
+                        Map.entry("com.sun", 1),
+                        Map.entry("io.sandboxd.daemon", 1),
+                        Map.entry("org.eclipse.jetty", 1));
+    }
+
+    @Test
     void guardComparesRatiosAndMemoryWithTheirOwnLimits() {
         Map<String, Double> base = FootprintGuard.figures(600, 200, 1.2, 40);
         assertThat(base.get(FootprintGuard.STARTUP)).isEqualTo(3.0);
