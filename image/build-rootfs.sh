@@ -86,9 +86,12 @@ wait_health() { # PORT SECONDS PID
 }
 
 step_archive() {
-    # The archive is tied to the exact jar and JVM build, so it is made here, from the final jar,
-    # by the launcher the image runs (same JVM flags), while the daemon starts and serves a few
-    # calls of each kind; the JVM writes it when the daemon exits on SIGTERM.
+    # The archive is tied to the exact jar and JVM build, so it is made here, from the final jar:
+    # the launcher the image runs (same JVM flags) records which classes the daemon loads while it
+    # starts and serves a few calls of each kind, then a static archive is dumped from that list.
+    # Static, not -XX:ArchiveClassesAtExit: the dynamic archive of JDK 17 leaves out picocli's Java 5
+    # class files and the lambda forms, which every start then parses or spins again (./sandboxd on
+    # the host: start-up CPU 720 -> 650 ms, idle Private_Dirty 41.2 -> 39.4 MB; issue 22).
     jsa="$SANDBOXD_PREFIX/sandboxd.jsa"
     rm -f "$jsa"
     train=$(mktemp -d)
@@ -100,7 +103,7 @@ step_archive() {
         # 7: nothing listens; any other outcome (an answer, a reset, a timeout) means something does
         [ "$rc" -eq 7 ] || die "port $port is already taken on the build host (the training daemon needs it)"
     done
-    SANDBOXD_JAVA_OPTS="-XX:ArchiveClassesAtExit=$jsa -Xlog:cds=off -Xlog:cds+dynamic=off" \
+    SANDBOXD_JAVA_OPTS="-XX:DumpLoadedClassList=$train/classes.lst" \
         /usr/local/bin/sandboxd --root-dir "$train/root" --listen-host 127.0.0.1 \
         --rest-port "$rest" --grpc-port "$grpc" >"$train/daemon.log" 2>&1 &
     pid=$!
@@ -130,6 +133,12 @@ step_archive() {
     fi
     kill -TERM "$pid"
     wait "$pid" || true
+    [ -s "$train/classes.lst" ] || die "the training daemon wrote no class list"
+    # shellcheck disable=SC2046  # jvm.options is a list of flags
+    "$SANDBOXD_PREFIX/jre/bin/java" $(sed 's/#.*//' "$SANDBOXD_PREFIX/jvm.options") -Xshare:dump \
+        -XX:SharedClassListFile="$train/classes.lst" -XX:SharedArchiveFile="$jsa" \
+        -cp "$SANDBOXD_PREFIX/sandboxd.jar" >"$train/dump.log" 2>&1 ||
+        { cat "$train/dump.log" >&2; die "the static CDS dump failed"; }
     rm -rf "$train"
     [ -s "$jsa" ] || die "no CDS archive was written"
     chmod 0644 "$jsa"
