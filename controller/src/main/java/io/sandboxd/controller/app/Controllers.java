@@ -157,16 +157,17 @@ public final class Controllers {
                     .withGenerationAware(false)
                     .withRetry(backoff())
                     .withReconciliationMaxInterval(Duration.ofHours(10)));
-            SandboxWarmPoolReconciler pools = new SandboxWarmPoolReconciler(ledger);
-            op.register(pools, c -> c.withName(WARM_POOL)
-                    .withGenerationAware(false)
-                    .withOnUpdateFilter(pools.primaryUpdates())
-                    .withRetry(backoff())
-                    .withReconciliationMaxInterval(Duration.ofHours(10)));
+            // Claims before pools: the claim controller's Sandbox informer serves the pool controller too.
             SandboxClaimReconciler claims = new SandboxClaimReconciler(opts.clock(), registry, ledger);
             op.register(claims, c -> c.withName(CLAIM)
                     .withGenerationAware(false)
                     .withOnUpdateFilter(claims.primaryUpdates())
+                    .withRetry(backoff())
+                    .withReconciliationMaxInterval(Duration.ofHours(10)));
+            SandboxWarmPoolReconciler pools = new SandboxWarmPoolReconciler(ledger, claims);
+            op.register(pools, c -> c.withName(WARM_POOL)
+                    .withGenerationAware(false)
+                    .withOnUpdateFilter(pools.primaryUpdates())
                     .withRetry(backoff())
                     .withReconciliationMaxInterval(Duration.ofHours(10)));
         }

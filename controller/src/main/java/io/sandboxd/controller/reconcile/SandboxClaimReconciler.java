@@ -61,7 +61,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
     private final Clock clock;
     private final Timer warmBind;
     private final Timer coldBind;
-    private InformerEventSource<Sandbox, SandboxClaim> sandboxes;
+    private SharedSandboxInformer sandboxes;
     private InformerEventSource<SandboxWarmPool, SandboxClaim> pools;
     private InformerEventSource<SandboxTemplate, SandboxClaim> templates;
     private final WarmPoolLedger ledger;
@@ -111,6 +111,14 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
                 .register(registry);
     }
 
+    /** The Sandbox informer the pool controller shares; built when this controller is registered. */
+    SharedSandboxInformer sandboxInformer() {
+        if (sandboxes == null)
+            throw new IllegalStateException(
+                    "the claim controller must be registered before the pool controller: its Sandbox informer serves both");
+        return sandboxes;
+    }
+
     @Override
     public List<EventSource<?, SandboxClaim>> prepareEventSources(EventSourceContext<SandboxClaim> ctx) {
         ctx.getPrimaryCache()
@@ -121,7 +129,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
                                         ? ""
                                         : c.getSpec().getWarmPoolRef().getName())));
         var primary = ctx.getPrimaryCache();
-        sandboxes = new LedgerFedSandboxInformer(
+        sandboxes = new SharedSandboxInformer(
                 InformerEventSourceConfiguration.from(Sandbox.class, SandboxClaim.class)
                         .withName("claim-sandboxes")
                         .withSecondaryToPrimaryMapper(

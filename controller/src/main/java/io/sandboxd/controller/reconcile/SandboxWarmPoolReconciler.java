@@ -51,16 +51,21 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
     }
 
     private final TemplateHashMemo hashes = new TemplateHashMemo();
-    private InformerEventSource<Sandbox, SandboxWarmPool> sandboxes;
+    private final SandboxClaimReconciler claims;
+    private SharedSandboxInformer sandboxes;
     private InformerEventSource<SandboxTemplate, SandboxWarmPool> templates;
     /** Creates and deletes sent but not yet seen in the cache, per pool (upstream's expectations). */
     private final Map<String, Map<String, Instant>> pendingCreates = new ConcurrentHashMap<>();
 
     private final Map<String, Map<String, Instant>> pendingDeletes = new ConcurrentHashMap<>();
 
-    /** {@code ledger}: the claims' reservations; a member a claim is adopting is never deleted here. */
-    public SandboxWarmPoolReconciler(WarmPoolLedger ledger) {
+    /**
+     * @param ledger the claims' reservations; a member a claim is adopting is never deleted here
+     * @param claims whose Sandbox informer this controller reads and hears from: register it first
+     */
+    public SandboxWarmPoolReconciler(WarmPoolLedger ledger, SandboxClaimReconciler claims) {
         this.ledger = ledger;
+        this.claims = claims;
     }
 
     @Override
@@ -72,30 +77,15 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
                                 + (p.getSpec().getSandboxTemplateRef() == null
                                         ? ""
                                         : p.getSpec().getSandboxTemplateRef().getName())));
-        sandboxes = new InformerEventSource<>(
-                InformerEventSourceConfiguration.from(Sandbox.class, SandboxWarmPool.class)
-                        .withName("pool-sandboxes")
-                        .withOnUpdateFilter(PoolMemberChanges::relevant)
-                        .withSecondaryToPrimaryMapper(sb -> {
-                            // The controlling pool, or the pool that built it: adoption moves the controller to a
-                            // claim, and the pool must hear about that to replenish.
-                            Set<ResourceID> ids = new HashSet<>();
-                            OwnerReference ctl = Ownership.controllerOf(sb);
-                            String ns = sb.getMetadata().getNamespace();
-                            if (ctl != null && SandboxWarmPool.KIND.equals(ctl.getKind()))
-                                ids.add(new ResourceID(ctl.getName(), ns));
-                            Map<String, String> a = sb.getMetadata().getAnnotations();
-                            if (a != null && a.get(Keys.ORIGIN_POOL) != null)
-                                ids.add(new ResourceID(a.get(Keys.ORIGIN_POOL), ns));
-                            return ids;
-                        })
-                        .build(),
-                ctx);
+        // The claim controller's Sandbox informer serves this controller too (SharedSandboxInformer).
+        sandboxes = claims.sandboxInformer();
         sandboxes.addIndexers(Map.of(POOL_INDEX, sb -> {
             Map<String, String> l = sb.getMetadata().getLabels();
             String v = l == null ? null : l.get(Keys.WARM_POOL_SANDBOX);
             return v == null ? List.of() : List.of(sb.getMetadata().getNamespace() + "/" + v);
         }));
+        PoolSandboxEvents memberEvents = new PoolSandboxEvents(
+                sandboxes, SandboxWarmPoolReconciler::poolsOf, PoolMemberChanges::relevant, this::members);
         templates = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(SandboxTemplate.class, SandboxWarmPool.class)
                         .withName("pool-templates")
@@ -110,7 +100,21 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
                                 .collect(Collectors.toSet()))
                         .build(),
                 ctx);
-        return List.of(sandboxes, templates);
+        return List.of(memberEvents, templates);
+    }
+
+    /**
+     * The controlling pool, or the pool that built it: adoption moves the controller to a claim, and
+     * the pool must hear about that to replenish.
+     */
+    static Set<ResourceID> poolsOf(Sandbox sb) {
+        Set<ResourceID> ids = new HashSet<>();
+        OwnerReference ctl = Ownership.controllerOf(sb);
+        String ns = sb.getMetadata().getNamespace();
+        if (ctl != null && SandboxWarmPool.KIND.equals(ctl.getKind())) ids.add(new ResourceID(ctl.getName(), ns));
+        Map<String, String> a = sb.getMetadata().getAnnotations();
+        if (a != null && a.get(Keys.ORIGIN_POOL) != null) ids.add(new ResourceID(a.get(Keys.ORIGIN_POOL), ns));
+        return ids;
     }
 
     /** Members carrying this pool's label (any owner), from the cache. */

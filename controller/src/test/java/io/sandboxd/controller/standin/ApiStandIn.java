@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -87,6 +88,7 @@ public final class ApiStandIn implements AutoCloseable {
     private final List<EventSentListener> sentListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<RequestHook> hooks = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicInteger openWatches = new AtomicInteger();
+    private final Map<String, AtomicInteger> openWatchesByPlural = new ConcurrentHashMap<>();
     private final AtomicInteger webSocketWatches = new AtomicInteger();
     private final AtomicInteger httpWatches = new AtomicInteger();
     private volatile boolean closed;
@@ -125,6 +127,12 @@ public final class ApiStandIn implements AutoCloseable {
 
     public int openWatches() {
         return openWatches.get();
+    }
+
+    /** Watches open now on one kind, by its plural ("sandboxes"). */
+    public int openWatches(String plural) {
+        AtomicInteger n = openWatchesByPlural.get(plural);
+        return n == null ? 0 : n.get();
     }
 
     /** Watches opened so far as a WebSocket / as a streamed HTTP response. */
@@ -334,6 +342,8 @@ public final class ApiStandIn implements AutoCloseable {
                 WatchStream out = ex.openWatch()) {
             (out.webSocket() ? webSocketWatches : httpWatches).incrementAndGet();
             openWatches.incrementAndGet();
+            AtomicInteger ofKind = openWatchesByPlural.computeIfAbsent(t.kind().plural(), k -> new AtomicInteger());
+            ofKind.incrementAndGet();
             try {
                 // A client that went away ends its watch within one poll, not at its deadline.
                 while (!closed && out.open() && System.nanoTime() < deadline) {
@@ -352,6 +362,7 @@ public final class ApiStandIn implements AutoCloseable {
                 }
             } finally {
                 openWatches.decrementAndGet();
+                ofKind.decrementAndGet();
             }
         } catch (IOException | InterruptedException e) {
             // the client went away, or we are stopping
