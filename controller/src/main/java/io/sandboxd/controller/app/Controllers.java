@@ -2,6 +2,7 @@ package io.sandboxd.controller.app;
 
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.model.jackson.Jackson2JdkTypesModule;
 import io.javaoperatorsdk.operator.Operator;
@@ -114,6 +115,15 @@ public final class Controllers {
                         .addMixIn(WatchEvent.class, KindFirstWatchObjects.WatchEventMixIn.class)
                         .build(),
                 true);
+    }
+
+    /** The operator's client: {@link #serialization()}, and fabric8's tasks on a {@link FabricTaskPool}. */
+    public static KubernetesClient client(io.fabric8.kubernetes.client.Config config) {
+        return new KubernetesClientBuilder()
+                .withConfig(config)
+                .withKubernetesSerialization(serialization())
+                .withTaskExecutorSupplier(new FabricTaskPool())
+                .build();
     }
 
     /** How long Operator.start() waits for the informers' first list before returning without it. */

@@ -2,7 +2,6 @@ package io.sandboxd.controller.app;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
@@ -252,10 +251,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                     return running != null && running.getRuntimeInfo().allEventSourcesAreHealthy();
                 });
         LOG.atInfo().addKeyValue("port", http.port()).log("probes and metrics listening");
-        KubernetesClient client = new KubernetesClientBuilder()
-                .withConfig(Controllers.tuned(Config.autoConfigure(null)))
-                .withKubernetesSerialization(Controllers.serialization())
-                .build();
+        KubernetesClient client = Controllers.client(Controllers.tuned(Config.autoConfigure(null)));
         AtomicBoolean stopping = new AtomicBoolean();
         LeaderElectionConfiguration le = leaderElect ? leaderElection(stopping) : null;
         ControllerOptions options = new ControllerOptions(clusterDomain, extensions, workers, Clock.systemUTC());

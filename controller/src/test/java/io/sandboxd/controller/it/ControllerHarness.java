@@ -71,10 +71,7 @@ final class ControllerHarness implements AutoCloseable {
                 .withConfig(Controllers.tunedForMock(injected.getConfiguration()))
                 .build();
         this.kubelet = new FakeKubelet(client);
-        this.operatorClient = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-                .withConfig(Controllers.tunedForMock(injected.getConfiguration()))
-                .withKubernetesSerialization(Controllers.serialization())
-                .build();
+        this.operatorClient = Controllers.client(Controllers.tunedForMock(injected.getConfiguration()));
         ControllerOptions opts =
                 new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC());
         this.operator = Controllers.build(

@@ -44,9 +44,8 @@ class LeaderElectionIT {
 
         Replica(String identity) {
             this.identity = identity;
-            this.client = new KubernetesClientBuilder()
-                    .withConfig(Controllers.tunedForMock(server.createClient().getConfiguration()))
-                    .build();
+            this.client = Controllers.client(
+                    Controllers.tunedForMock(server.createClient().getConfiguration()));
             // exitOnStopLeading=false: JOSDK's default would System.exit the test JVM when this replica stops.
             var le = new LeaderElectionConfiguration(
                     LEASE,

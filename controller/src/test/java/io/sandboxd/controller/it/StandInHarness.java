@@ -2,7 +2,6 @@ package io.sandboxd.controller.it;
 
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sandboxd.controller.app.ControllerOptions;
@@ -34,15 +33,12 @@ final class StandInHarness implements AutoCloseable {
     StandInHarness() throws Exception {
         api = new ApiStandIn(store);
         kubelet = new StandInKubelet(store, Duration.ZERO);
-        client = new KubernetesClientBuilder()
-                .withConfig(Controllers.tuned(new ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
-                        .withMasterUrl(api.url())
-                        .withNamespace("default")
-                        .withRequestTimeout(60_000)
-                        .withConnectionTimeout(60_000)
-                        .build()))
-                .withKubernetesSerialization(Controllers.serialization())
-                .build();
+        client = Controllers.client(Controllers.tuned(new ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
+                .withMasterUrl(api.url())
+                .withNamespace("default")
+                .withRequestTimeout(60_000)
+                .withConnectionTimeout(60_000)
+                .build()));
         operator = Controllers.build(
                 client,
                 new ControllerOptions("cluster.local", true, ControllerOptions.Workers.defaults(), Clock.systemUTC()),
