@@ -14,9 +14,10 @@ import java.util.concurrent.ForkJoinWorkerThread;
  * whichever idle thread it found, 133k context switches over the run. With two workers the thread
  * that just ran a callback usually takes the next one: controller CPU until the pool is refilled
  * 5.77-6.28 → 5.38-5.56 ms per warm claim (bench {@code controller --launch-types warm}, six runs
- * against four, interleaved, 2-core machine). A plain fixed pool of two measured the same, but fabric8's leader election and
- * cache-sync waits block on {@code CompletableFuture}s inside these tasks; a fork-join pool adds a
- * compensating worker while one is blocked that way, so a fixed-size pool cannot starve itself.
+ * against four, interleaved, 2-core machine). A plain fixed pool of two measured the same, but
+ * fabric8's leader election and cache-sync waits block on {@code CompletableFuture}s inside these
+ * tasks; a fork-join pool adds a compensating worker while one is blocked that way, so it cannot
+ * starve itself as a fixed pool of two would.
  */
 final class FabricTaskPool implements KubernetesClientBuilder.ExecutorSupplier {
     static final int WORKERS = 2;
