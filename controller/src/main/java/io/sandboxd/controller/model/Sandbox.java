@@ -1,5 +1,6 @@
 package io.sandboxd.controller.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crd.generator.annotation.SchemaSwap;
 import io.fabric8.kubernetes.api.model.Namespaced;
@@ -35,6 +36,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
         originalType = PersistentVolumeClaimTemplate.class,
         fieldName = "metadata",
         targetType = Schemas.ClaimTemplateMetadata.class)
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class Sandbox extends CustomResource<SandboxSpec, SandboxStatus> implements Namespaced {
     public static final String GROUP = "agents.x-k8s.io";
     public static final String VERSION = "v1beta1";

@@ -1,5 +1,6 @@
 package io.sandboxd.controller.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
@@ -47,6 +48,7 @@ import java.util.Objects;
         originalType = PersistentVolumeClaimTemplate.class,
         fieldName = "metadata",
         targetType = Schemas.ClaimTemplateMetadata.class)
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class SandboxClaim extends CustomResource<SandboxClaim.Spec, SandboxClaim.Status> implements Namespaced {
     public static final String KIND = "SandboxClaim";
 
@@ -56,6 +58,7 @@ public class SandboxClaim extends CustomResource<SandboxClaim.Spec, SandboxClaim
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public static class Spec {
         @Required
         private Ref warmPoolRef;
@@ -107,6 +110,7 @@ public class SandboxClaim extends CustomResource<SandboxClaim.Spec, SandboxClaim
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public static class Lifecycle {
         private String shutdownTime;
 
@@ -143,6 +147,7 @@ public class SandboxClaim extends CustomResource<SandboxClaim.Spec, SandboxClaim
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public static class PodMetadata {
         private Map<String, String> labels;
         private Map<String, String> annotations;
@@ -165,6 +170,7 @@ public class SandboxClaim extends CustomResource<SandboxClaim.Spec, SandboxClaim
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public static class EnvVar {
         @Required
         private String name;
@@ -205,6 +211,7 @@ public class SandboxClaim extends CustomResource<SandboxClaim.Spec, SandboxClaim
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public static class Status {
         private List<Condition> conditions = new ArrayList<>();
         private SandboxRef sandbox;
@@ -249,6 +256,7 @@ public class SandboxClaim extends CustomResource<SandboxClaim.Spec, SandboxClaim
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public static class SandboxRef {
         private String name;
         private List<String> podIPs;

@@ -1,5 +1,6 @@
 package io.sandboxd.controller.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.crd.generator.annotation.SchemaSwap;
@@ -28,6 +29,7 @@ import java.util.List;
         originalType = PersistentVolumeClaimTemplate.class,
         fieldName = "metadata",
         targetType = Schemas.ClaimTemplateMetadata.class)
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class SandboxTemplate extends CustomResource<SandboxTemplate.Spec, Void> implements Namespaced {
     public static final String KIND = "SandboxTemplate";
 
@@ -37,6 +39,7 @@ public class SandboxTemplate extends CustomResource<SandboxTemplate.Spec, Void> 
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public static class Spec {
         @Required
         @SchemaFrom(type = Schemas.PodTemplate.class)
@@ -121,6 +124,7 @@ public class SandboxTemplate extends CustomResource<SandboxTemplate.Spec, Void> 
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public static class NetworkPolicyRules {
         private List<NetworkPolicyIngressRule> ingress;
         private List<NetworkPolicyEgressRule> egress;

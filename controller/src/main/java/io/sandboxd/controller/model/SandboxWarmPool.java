@@ -1,5 +1,6 @@
 package io.sandboxd.controller.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
@@ -33,6 +34,7 @@ import java.util.Objects;
         name = "Age",
         type = AdditionalPrinterColumn.Type.DATE,
         jsonPath = ".metadata.creationTimestamp")
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class SandboxWarmPool extends CustomResource<SandboxWarmPool.Spec, SandboxWarmPool.Status>
         implements Namespaced {
     public static final String KIND = "SandboxWarmPool";
@@ -45,6 +47,7 @@ public class SandboxWarmPool extends CustomResource<SandboxWarmPool.Spec, Sandbo
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public static class Spec {
         @SpecReplicas
         @Min(0)
@@ -90,6 +93,7 @@ public class SandboxWarmPool extends CustomResource<SandboxWarmPool.Spec, Sandbo
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public static class UpdateStrategy {
         @SchemaFrom(type = Schemas.UpdateStrategyType.class)
         @Default("OnReplenish")
@@ -105,6 +109,7 @@ public class SandboxWarmPool extends CustomResource<SandboxWarmPool.Spec, Sandbo
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
     public static class Status {
         @StatusReplicas
         private Integer replicas;

@@ -3,6 +3,7 @@ package io.sandboxd.controller.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimTemplateBuilder;
@@ -10,6 +11,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.sandboxd.controller.core.Keys;
 import io.sandboxd.controller.core.NameHash;
 import io.sandboxd.controller.core.Ownership;
@@ -60,6 +62,29 @@ class SandboxControllerIT extends HarnessTestBase {
         assertThat(sb.getStatus().getService()).isNull();
         assertThat(sb.getMetadata().getAnnotations()).containsEntry(Keys.POD_NAME, "sb1");
         assertThat(h.condition(ns, "sb1", "Finished")).isNull();
+    }
+
+    /**
+     * CRDs newer than the controller (installed first in an upgrade) let the API server send fields
+     * the controller's model lacks; the Sandbox is still reconciled (a model that refused them
+     * stopped the whole Sandbox informer).
+     */
+    @Test
+    void aSandboxWithFieldsFromANewerSchemaIsReconciled() {
+        String ns = ControllerHarness.namespace("newer");
+        h.kubelet.auto(ns);
+        GenericKubernetesResource newer = client.getKubernetesSerialization()
+                .convertValue(ControllerHarness.sandbox(ns, "nb"), GenericKubernetesResource.class);
+        Map<String, Object> spec = newer.get("spec");
+        spec.put("fromANewerSchema", Map.of("x", List.of(1, 2)));
+        newer.setAdditionalProperty("status", Map.of("fromANewerSchema", "y"));
+        client.genericKubernetesResources(ResourceDefinitionContext.fromResourceType(Sandbox.class))
+                .inNamespace(ns)
+                .resource(newer)
+                .create();
+        Await.until("Ready=True", () -> h.hasCondition(ns, "nb", "Ready", "True", "DependenciesReady"));
+        assertThat(pod(ns, "nb")).isNotNull();
+        assertThat(h.get(ns, "nb").getStatus().getPodIPs()).hasSize(1);
     }
 
     @Test
