@@ -225,10 +225,7 @@ class CliDurableIT {
             Process p = cli("attach", id).start();
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             assertThat(out.readLine()).isEqualTo("tick");
-            new ProcessBuilder("kill", "-INT", Long.toString(p.pid()))
-                    .inheritIO()
-                    .start()
-                    .waitFor();
+            CliExecIT.kill("INT", p.pid());
             assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).isEqualTo(130);
             String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);

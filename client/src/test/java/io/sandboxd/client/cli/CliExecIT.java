@@ -241,10 +241,30 @@ class CliExecIT {
         return remote(daemon, marker);
     }
 
+    /**
+     * Sends {@code signal} to the CLI. A CLI started by a test run that ignores SIGINT inherits
+     * that (the JVM keeps an ignored SIGINT ignored, as nohup intends), so the SIGINT cases first
+     * check this run does not: a background job of a non-interactive shell does.
+     */
     static void kill(String signal, long pid) throws Exception {
+        if (signal.equals("INT")) {
+            assertThat(ignoredSignals() & (1L << 1))
+                    .as("this test run ignores SIGINT, and the CLI under test would inherit that: start the"
+                            + " build in the foreground, or from a shell with job control (set -m)")
+                    .isZero();
+        }
         assertThat(new ProcessBuilder("kill", "-s", signal, Long.toString(pid))
                         .start()
                         .waitFor())
                 .isZero();
+    }
+
+    /** This process's ignored signals: bit n-1 for signal n ({@code SigIgn} of /proc/self/status). */
+    private static long ignoredSignals() throws Exception {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+            if (line.startsWith("SigIgn:"))
+                return Long.parseUnsignedLong(line.substring(7).trim(), 16);
+        }
+        throw new IllegalStateException("no SigIgn line in /proc/self/status");
     }
 }
