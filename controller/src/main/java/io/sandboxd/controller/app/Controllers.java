@@ -1,5 +1,6 @@
 package io.sandboxd.controller.app;
 
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -104,15 +105,17 @@ public final class Controllers {
     }
 
     /**
-     * fabric8's serialization with one change: watch events are read in one pass when their object
-     * starts with its apiVersion and kind ({@link KindFirstWatchObjects}). The mapper is the one
-     * fabric8 builds by default otherwise.
+     * fabric8's serialization with two changes: watch events are read in one pass when their object
+     * starts with its apiVersion and kind ({@link KindFirstWatchObjects}), and {@code
+     * metadata.managedFields} is not read ({@link StripManagedFields}). The mapper is the one fabric8
+     * builds by default otherwise.
      */
     public static KubernetesSerialization serialization() {
         return new KubernetesSerialization(
                 JsonMapper.builderWithJackson2Defaults()
                         .addModule(new Jackson2JdkTypesModule())
                         .addMixIn(WatchEvent.class, KindFirstWatchObjects.WatchEventMixIn.class)
+                        .addMixIn(ObjectMeta.class, StripManagedFields.class)
                         .build(),
                 true);
     }

@@ -144,6 +144,11 @@ class WarmClaimBurstIT {
             bound.add(name);
         }
         assertThat(bound).as("distinct Sandboxes bound").hasSize(N);
+        assertThat(sandboxByName.values())
+                .as("objects carry managedFields, as from an API server")
+                .allSatisfy(
+                        s -> assertThat(s.path("metadata").path("managedFields").size())
+                                .isEqualTo(2));
         assertThat(controllersOfSandbox.values())
                 .as("no Sandbox adopted by two claims")
                 .allSatisfy(s -> assertThat(s).hasSize(1));

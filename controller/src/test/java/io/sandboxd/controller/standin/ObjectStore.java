@@ -100,6 +100,7 @@ public final class ObjectStore {
     private final Object writeLock = new Object();
     private final List<WriteListener> listeners = new CopyOnWriteArrayList<>();
     private long resourceVersion;
+    private volatile boolean managedFields;
 
     private static final io.fabric8.kubernetes.client.utils.KubernetesSerialization MODEL =
             new io.fabric8.kubernetes.client.utils.KubernetesSerialization();
@@ -111,6 +112,12 @@ public final class ObjectStore {
 
     public ObjectStore() {
         for (Kind k : KNOWN) tables.put(k.group() + "/" + k.plural(), new Table(k));
+    }
+
+    /** From now on every write stores {@code metadata.managedFields} as an API server does ({@link ManagedFields}). */
+    public ObjectStore recordManagedFields() {
+        managedFields = true;
+        return this;
     }
 
     public void addListener(WriteListener l) {
@@ -458,7 +465,24 @@ public final class ObjectStore {
     private JsonNode commit(Table t, JsonNode old, ObjectNode o) {
         JsonNode md = o.path("metadata");
         if (old != null && md.has("deletionTimestamp") && md.path("finalizers").isEmpty()) return remove(t, old);
+        if (managedFields) {
+            // A write that leaves managedFields out keeps them, as on an API server; they are
+            // recomputed below, so the no-op check compares everything else.
+            JsonNode had = old == null ? null : old.path("metadata").get("managedFields");
+            if (had == null) o.withObjectProperty("metadata").remove("managedFields");
+            else o.withObjectProperty("metadata").set("managedFields", had);
+        }
         if (old != null && o.equals(withRv(old, rv(old)))) return old; // a no-op write keeps its version, as etcd does
+        if (managedFields) {
+            o.withObjectProperty("metadata")
+                    .set(
+                            "managedFields",
+                            ManagedFields.of(
+                                    o,
+                                    Instant.now()
+                                            .truncatedTo(ChronoUnit.SECONDS)
+                                            .toString()));
+        }
         resourceVersion++;
         ObjectNode stored = withRv(o, resourceVersion);
         String k = key(md.path("namespace").asString(""), md.path("name").asString(""));

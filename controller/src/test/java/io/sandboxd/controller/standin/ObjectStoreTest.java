@@ -240,4 +240,60 @@ class ObjectStoreTest {
                                 + "\"uid\":\"u\",\"controller\":true}]}}")))
                 .isNull();
     }
+
+    @Test
+    void withManagedFieldsEveryWriteStoresTheFieldTreesAndAWriteWithoutThemKeepsThem() {
+        ObjectStore mf = new ObjectStore().recordManagedFields();
+        Kind pod = mf.kindOf("pods");
+        JsonNode p = mf.create(
+                pod,
+                "ns",
+                obj("{\"metadata\":{\"name\":\"p\",\"labels\":{\"a\":\"b\"}},"
+                        + "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}"));
+        JsonNode entries = p.path("metadata").path("managedFields");
+        assertThat(entries.size()).isEqualTo(2);
+        assertThat(entries.get(0).path("fieldsType").asString()).isEqualTo("FieldsV1");
+        JsonNode own = entries.get(0).path("fieldsV1");
+        assertThat(own.path("f:metadata").path("f:labels").has("f:a")).isTrue();
+        assertThat(own.path("f:spec")
+                        .path("f:containers")
+                        .path("k:{\"name\":\"c\"}")
+                        .has("f:image"))
+                .isTrue();
+        assertThat(entries.get(1).path("subresource").asString()).isEqualTo("status");
+        assertThat(entries.get(1).path("fieldsV1").path("f:status").has("f:phase"))
+                .isTrue();
+
+        // A client that strips managedFields and writes the object back unchanged changes nothing.
+        ObjectNode stripped = (ObjectNode) p.deepCopy();
+        stripped.withObjectProperty("metadata").remove("managedFields");
+        assertThat(mf.replace(pod, "ns", "p", stripped, false)).isSameAs(mf.get(pod, "ns", "p"));
+        assertThat(mf.get(pod, "ns", "p")
+                        .path("metadata")
+                        .path("resourceVersion")
+                        .asString())
+                .isEqualTo(p.path("metadata").path("resourceVersion").asString());
+
+        // A real change gets new trees.
+        JsonNode changed = mf.patch(
+                pod,
+                "ns",
+                "p",
+                "application/merge-patch+json",
+                patch("{\"metadata\":{\"labels\":{\"x\":\"y\"}}}"),
+                false);
+        assertThat(changed.path("metadata")
+                        .path("managedFields")
+                        .get(0)
+                        .path("fieldsV1")
+                        .path("f:metadata")
+                        .path("f:labels")
+                        .has("f:x"))
+                .isTrue();
+        assertThat(store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"plain\"}}"))
+                        .path("metadata")
+                        .has("managedFields"))
+                .as("off by default")
+                .isFalse();
+    }
 }
