@@ -28,6 +28,7 @@ class StripManagedFieldsTest {
         Pod fromResponse = ours.unmarshal(POD, Pod.class);
         for (Pod p : new Pod[] {fromWatch, fromResponse}) {
             assertThat(p.getMetadata().getManagedFields()).isEmpty();
+            assertThat(p.getMetadata().getAdditionalProperties()).doesNotContainKey("managedFields");
             assertThat(p.getMetadata().getLabels()).containsEntry("a", "b");
             assertThat(p.getMetadata().getResourceVersion()).isEqualTo("9");
             assertThat(p.getSpec().getNodeName()).isEqualTo("n");
