@@ -74,6 +74,13 @@ public final class ControllerBenchmark implements Callable<Integer> {
     boolean managedFields;
 
     @Option(
+            names = "--pod-defaults",
+            description = "New Pods get an API server's defaults (service-account token volume, tolerations, ...)"
+                    + " and started ones a kubelet's full status (every condition, a status per container), as in a"
+                    + " cluster (off by default, so figures compare with runs before the option).")
+    boolean podDefaults;
+
+    @Option(
             names = "--controller-jar",
             defaultValue = DEFAULT_JAR,
             description = "The controller jar (default ${DEFAULT-VALUE}).")
@@ -127,6 +134,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         }
         store = new ObjectStore();
         if (managedFields) store.recordManagedFields();
+        if (podDefaults) store.applyPodDefaults();
         api = new ApiStandIn(store);
         claimsKind = store.kindOf("sandboxclaims");
         poolsKind = store.kindOf("sandboxwarmpools");
@@ -174,6 +182,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
                         + "WebSocket watches (one event per message, as fabric8 watches a real API server) replayed from a "
                         + "resourceVersion; its service time per request is reported");
         m.put("managed_fields", managedFields);
+        m.put("pod_defaults", podDefaults);
         m.put("watches_opened", Map.of("websocket", api.webSocketWatches(), "http", api.httpWatches()));
         m.put(
                 "kubelet",

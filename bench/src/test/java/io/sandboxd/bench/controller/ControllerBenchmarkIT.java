@@ -37,6 +37,7 @@ class ControllerBenchmarkIT {
             "200",
             // Objects as an API server sends them; the warm path's 2 writes per claim must hold with them.
             "--managed-fields",
+            "--pod-defaults",
             // C1 only: a short run does not pay back C2's compile time (most of its CPU on a busy machine).
             "--controller-jvm-opts",
             "-XX:+UseSerialGC -Xss512k -Xmx256m -XX:TieredStopAtLevel=1",
@@ -48,6 +49,8 @@ class ControllerBenchmarkIT {
         JsonObject report = JsonParser.parseString(Files.readString(json, StandardCharsets.UTF_8))
                 .getAsJsonObject();
         assertThat(report.getAsJsonObject("method").get("managed_fields").getAsBoolean())
+                .isTrue();
+        assertThat(report.getAsJsonObject("method").get("pod_defaults").getAsBoolean())
                 .isTrue();
         for (String type : new String[] {"warm", "cold"}) {
             JsonObject t = report.getAsJsonObject(type);

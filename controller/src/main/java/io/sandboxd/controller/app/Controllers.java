@@ -1,6 +1,7 @@
 package io.sandboxd.controller.app;
 
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -105,10 +106,11 @@ public final class Controllers {
     }
 
     /**
-     * fabric8's serialization with two changes: watch events are read in one pass when their object
-     * starts with its apiVersion and kind ({@link KindFirstWatchObjects}), and {@code
-     * metadata.managedFields} is not read ({@link StripManagedFields}). The mapper is the one fabric8
-     * builds by default otherwise.
+     * fabric8's serialization with three changes: watch events are read in one pass when their
+     * object starts with its apiVersion and kind ({@link KindFirstWatchObjects}), {@code
+     * metadata.managedFields} is not read ({@link StripManagedFields}), and of a Pod only what the
+     * controller reads is ({@link SlimPods}). The mapper is the one fabric8 builds by default
+     * otherwise.
      */
     public static KubernetesSerialization serialization() {
         return new KubernetesSerialization(
@@ -116,6 +118,7 @@ public final class Controllers {
                         .addModule(new Jackson2JdkTypesModule())
                         .addMixIn(WatchEvent.class, KindFirstWatchObjects.WatchEventMixIn.class)
                         .addMixIn(ObjectMeta.class, StripManagedFields.class)
+                        .addMixIn(Pod.class, SlimPods.PodMixIn.class)
                         .build(),
                 true);
     }

@@ -96,7 +96,8 @@ class KindFirstWatchObjectsTest {
     void aPodAsTheApiServerWritesItKindFirst() {
         String json = "{\"kind\":\"Pod\",\"apiVersion\":\"v1\"," + POD_BODY + "}";
         Object mine = object(ours(), json);
-        assertThat(mine).isInstanceOf(Pod.class).isEqualTo(object(fabric8(), json));
+        // As the operator's client reads a Pod through either path (SlimPods narrows both).
+        assertThat(mine).isInstanceOf(Pod.class).isEqualTo(ours().unmarshal(json, Pod.class));
         assertThat(((Pod) mine).getSpec().getNodeName()).isEqualTo("node");
     }
 

@@ -18,11 +18,11 @@ import java.util.List;
  * The controller in this JVM against the fast API stand-in (not the single-threaded CRUD mock):
  * for tests at the scale of a burst, with every request recorded at the API boundary. fabric8 is
  * configured as in the controller's jar, so its watches are WebSockets, as against a real API
- * server and as the benchmark sees them. Every object carries managedFields, as from a real API
- * server, so the request counts asserted here hold with them.
+ * server and as the benchmark sees them. Every object carries managedFields, and every Pod the
+ * defaults and status it has in a cluster, so the request counts asserted here hold with them.
  */
 final class StandInHarness implements AutoCloseable {
-    final ObjectStore store = new ObjectStore().recordManagedFields();
+    final ObjectStore store = new ObjectStore().recordManagedFields().applyPodDefaults();
     final ApiStandIn api;
     final StandInKubelet kubelet;
     final KubernetesClient client;

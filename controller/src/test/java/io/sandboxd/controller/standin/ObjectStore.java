@@ -101,6 +101,7 @@ public final class ObjectStore {
     private final List<WriteListener> listeners = new CopyOnWriteArrayList<>();
     private long resourceVersion;
     private volatile boolean managedFields;
+    private volatile boolean podDefaults;
 
     private static final io.fabric8.kubernetes.client.utils.KubernetesSerialization MODEL =
             new io.fabric8.kubernetes.client.utils.KubernetesSerialization();
@@ -118,6 +119,16 @@ public final class ObjectStore {
     public ObjectStore recordManagedFields() {
         managedFields = true;
         return this;
+    }
+
+    /** From now on new Pods get an API server's defaults, and started ones a kubelet's full status ({@link PodDefaults}). */
+    public ObjectStore applyPodDefaults() {
+        podDefaults = true;
+        return this;
+    }
+
+    boolean podDefaults() {
+        return podDefaults;
     }
 
     public void addListener(WriteListener l) {
@@ -321,7 +332,10 @@ public final class ObjectStore {
             o.put("apiVersion", k.apiVersion());
             o.put("kind", k.kind());
             if (k.statusSubresource()) o.remove("status");
-            if (k.kind().equals("Pod")) o.withObjectProperty("status").put("phase", "Pending");
+            if (k.kind().equals("Pod")) {
+                o.withObjectProperty("status").put("phase", "Pending");
+                if (podDefaults) PodDefaults.onCreate(o, randomSuffix());
+            }
             return commit(t, null, o);
         }
     }

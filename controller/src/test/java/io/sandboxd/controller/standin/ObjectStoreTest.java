@@ -296,4 +296,47 @@ class ObjectStoreTest {
                 .as("off by default")
                 .isFalse();
     }
+
+    @Test
+    void withPodDefaultsANewPodHasTheApiServersDefaultsAndAStartedOneAKubeletsStatus() throws Exception {
+        ObjectStore cluster = new ObjectStore().applyPodDefaults();
+        Kind pod = cluster.kindOf("pods");
+        JsonNode p = cluster.create(
+                pod,
+                "ns",
+                obj("{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\","
+                        + "\"ports\":[{\"containerPort\":80}]}]}}"));
+        JsonNode spec = p.path("spec");
+        assertThat(spec.path("dnsPolicy").asString()).isEqualTo("ClusterFirst");
+        assertThat(spec.path("tolerations").size()).isEqualTo(2);
+        assertThat(spec.path("volumes").get(0).path("name").asString()).startsWith("kube-api-access-");
+        JsonNode c = spec.path("containers").get(0);
+        assertThat(c.path("terminationMessagePath").asString()).isEqualTo("/dev/termination-log");
+        assertThat(c.path("ports").get(0).path("protocol").asString()).isEqualTo("TCP");
+        assertThat(c.path("volumeMounts").get(0).path("mountPath").asString())
+                .isEqualTo("/var/run/secrets/kubernetes.io/serviceaccount");
+
+        try (StandInKubelet kubelet = new StandInKubelet(cluster, java.time.Duration.ZERO)) {
+            cluster.create(
+                    pod,
+                    "ns",
+                    obj(
+                            "{\"metadata\":{\"name\":\"q\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}"));
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (kubelet.podsStarted.get() < 1 && System.nanoTime() < deadline) Thread.sleep(10);
+            JsonNode st = cluster.get(pod, "ns", "q").path("status");
+            assertThat(st.path("phase").asString()).isEqualTo("Running");
+            assertThat(st.path("conditions").size()).isEqualTo(5);
+            assertThat(st.path("containerStatuses").get(0).path("containerID").asString())
+                    .startsWith("containerd://")
+                    .hasSize("containerd://".length() + 64);
+            assertThat(st.path("containerStatuses").get(0).path("volumeMounts").size())
+                    .isEqualTo(1);
+        }
+        assertThat(store.create(pods, "ns", obj("{\"metadata\":{\"name\":\"plain\"},\"spec\":{}}"))
+                        .path("spec")
+                        .has("tolerations"))
+                .as("off by default")
+                .isFalse();
+    }
 }

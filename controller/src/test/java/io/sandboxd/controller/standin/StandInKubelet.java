@@ -60,6 +60,16 @@ public final class StandInKubelet implements ObjectStore.WriteListener, AutoClos
                     name,
                     o -> {
                         ObjectNode st = o.putObject("status");
+                        if (store.podDefaults()) {
+                            PodDefaults.running(
+                                    o,
+                                    st,
+                                    ip,
+                                    java.time.Instant.now()
+                                            .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                                            .toString());
+                            return o;
+                        }
                         st.put("phase", "Running");
                         st.put("podIP", ip);
                         st.putArray("podIPs").addObject().put("ip", ip);
