@@ -25,8 +25,8 @@ import tools.jackson.databind.util.TokenBuffer;
  * <p>Why: fabric8 reads every watch event's object into a tree first, to find its kind, and then
  * converts the tree into the class: two passes over each event. In a JFR profile of a warm claim
  * burst ({@code sandboxd-bench controller}) the tree took 12.6% of the controller's CPU samples
- * and its conversion 10.7%, and each Sandbox event is read three times (the Sandbox, claim and
- * pool controllers each watch Sandboxes).
+ * and its conversion 10.7%, and each Sandbox event was then read three times (by the Sandbox, claim
+ * and pool controllers; two informers since the claim and pool controllers share one).
  *
  * <p>Only the kinds in {@link #KINDS} take this path, each checked at start-up to be what its class
  * reads back as (its class's own {@code apiVersion} and {@code kind}). Any other object (a kind not

@@ -62,6 +62,14 @@ class KindFirstWatchObjectsTest {
         return s;
     }
 
+    /** {@code json} as the operator's client reads it: from a watch event, then from a response body. */
+    static <T> List<T> readBothWays(String json, Class<T> type) {
+        KubernetesSerialization s = ours();
+        Object fromWatch = object(s, json);
+        assertThat(fromWatch).isInstanceOf(type);
+        return List.of(type.cast(fromWatch), s.unmarshal(json, type));
+    }
+
     static Object object(KubernetesSerialization s, String object) {
         WatchEvent e = s.unmarshal("{\"type\":\"MODIFIED\",\"object\":" + object + "}", WatchEvent.class);
         assertThat(e.getType()).isEqualTo("MODIFIED");

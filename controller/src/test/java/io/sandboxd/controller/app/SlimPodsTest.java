@@ -26,10 +26,7 @@ class SlimPodsTest {
 
     @Test
     void whatTheControllerReadsIsThereAndTheRestIsNot() {
-        var ours = KindFirstWatchObjectsTest.ours();
-        Pod fromWatch = (Pod) KindFirstWatchObjectsTest.object(ours, POD);
-        Pod fromResponse = ours.unmarshal(POD, Pod.class);
-        for (Pod p : new Pod[] {fromWatch, fromResponse}) {
+        for (Pod p : KindFirstWatchObjectsTest.readBothWays(POD, Pod.class)) {
             assertThat(p.getMetadata().getLabels()).containsEntry("a", "b");
             assertThat(p.getMetadata().getOwnerReferences()).hasSize(1);
             assertThat(p.getSpec().getNodeName()).isEqualTo("node-1");

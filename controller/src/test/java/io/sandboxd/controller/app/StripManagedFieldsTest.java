@@ -2,7 +2,6 @@ package io.sandboxd.controller.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.sandboxd.controller.model.Sandbox;
 import org.junit.jupiter.api.Test;
@@ -23,10 +22,7 @@ class StripManagedFieldsTest {
 
     @Test
     void aPodFromAWatchAndFromAResponseHasNoManagedFieldsAndEverythingElse() {
-        var ours = KindFirstWatchObjectsTest.ours();
-        Pod fromWatch = (Pod) KindFirstWatchObjectsTest.object(ours, POD);
-        Pod fromResponse = ours.unmarshal(POD, Pod.class);
-        for (Pod p : new Pod[] {fromWatch, fromResponse}) {
+        for (Pod p : KindFirstWatchObjectsTest.readBothWays(POD, Pod.class)) {
             assertThat(p.getMetadata().getManagedFields()).isEmpty();
             assertThat(p.getMetadata().getAdditionalProperties()).doesNotContainKey("managedFields");
             assertThat(p.getMetadata().getLabels()).containsEntry("a", "b");
@@ -41,10 +37,10 @@ class StripManagedFieldsTest {
 
     @Test
     void ourKindsToo() {
-        HasMetadata sb = (HasMetadata) KindFirstWatchObjectsTest.object(KindFirstWatchObjectsTest.ours(), SANDBOX);
-        assertThat(sb).isInstanceOf(Sandbox.class);
-        assertThat(sb.getMetadata().getManagedFields()).isEmpty();
-        assertThat(sb.getMetadata().getGeneration()).isEqualTo(3);
-        assertThat(((Sandbox) sb).getSpec().getOperatingMode()).isEqualTo("Running");
+        for (Sandbox sb : KindFirstWatchObjectsTest.readBothWays(SANDBOX, Sandbox.class)) {
+            assertThat(sb.getMetadata().getManagedFields()).isEmpty();
+            assertThat(sb.getMetadata().getGeneration()).isEqualTo(3);
+            assertThat(sb.getSpec().getOperatingMode()).isEqualTo("Running");
+        }
     }
 }

@@ -2,6 +2,8 @@ package io.sandboxd.controller.standin;
 
 import io.sandboxd.controller.standin.ObjectStore.Kind;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -65,8 +67,8 @@ public final class StandInKubelet implements ObjectStore.WriteListener, AutoClos
                                     o,
                                     st,
                                     ip,
-                                    java.time.Instant.now()
-                                            .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                                    Instant.now()
+                                            .truncatedTo(ChronoUnit.SECONDS)
                                             .toString());
                             return o;
                         }
