@@ -170,6 +170,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     }
 
     public static void main(String[] args) {
+        NoOperatorMdc.apply();
         System.exit(commandLine().execute(args));
     }
 
