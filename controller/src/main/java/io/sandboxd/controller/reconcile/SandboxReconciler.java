@@ -27,6 +27,7 @@ import io.sandboxd.controller.core.Keys;
 import io.sandboxd.controller.core.NameHash;
 import io.sandboxd.controller.core.Ownership;
 import io.sandboxd.controller.core.SandboxConditions;
+import io.sandboxd.controller.core.SandboxPodChanges;
 import io.sandboxd.controller.core.SpecValidator;
 import io.sandboxd.controller.model.Conds;
 import io.sandboxd.controller.model.Sandbox;
@@ -75,6 +76,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
                 InformerEventSourceConfiguration.from(Pod.class, Sandbox.class)
                         .withName("sandbox-pods")
                         .withLabelSelector(Keys.SANDBOX_NAME_HASH)
+                        .withOnUpdateFilter(SandboxPodChanges::relevant)
                         .withSecondaryToPrimaryMapper(new OwnerOrSameNameMapper<>(Sandbox.GROUP, Sandbox.KIND, true))
                         .build(),
                 ctx);
