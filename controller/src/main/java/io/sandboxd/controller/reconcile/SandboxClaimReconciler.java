@@ -15,6 +15,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sandboxd.controller.core.ClaimConditions;
+import io.sandboxd.controller.core.ClaimSandboxChanges;
 import io.sandboxd.controller.core.ClaimSandboxes;
 import io.sandboxd.controller.core.ClaimSandboxes.ClaimError;
 import io.sandboxd.controller.core.Conditions;
@@ -132,6 +133,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
         sandboxes = new SharedSandboxInformer(
                 InformerEventSourceConfiguration.from(Sandbox.class, SandboxClaim.class)
                         .withName("claim-sandboxes")
+                        .withOnUpdateFilter(ClaimSandboxChanges::relevant)
                         .withSecondaryToPrimaryMapper(
                                 new OwnerOrSameNameMapper<>(Keys.EXT_GROUP, SandboxClaim.KIND, false))
                         .build(),
