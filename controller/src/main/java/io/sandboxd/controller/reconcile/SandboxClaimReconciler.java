@@ -71,7 +71,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
 
     /** For the primary's event source: our own status writes' echoes set off no reconcile. */
     public io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter<SandboxClaim> primaryUpdates() {
-        return new OwnStatusEchoes<>(written);
+        return new OwnStatusEchoes<>(written, SandboxClaim::getStatus);
     }
 
     public SandboxClaimReconciler(Clock clock, MeterRegistry registry, WarmPoolLedger ledger) {
@@ -476,7 +476,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
         s.put("conditions", st.getConditions());
         if (st.getSandbox() != null) s.put("sandbox", st.getSandbox());
         try {
-            written.wrote(claim, Kube.patchStatus(ctx.getClient(), claim, new JsonPatch().add("/status", s)), st);
+            written.write(claim, st, () -> Kube.patchStatus(ctx.getClient(), claim, new JsonPatch().add("/status", s)));
         } catch (KubernetesClientException e) {
             if (!Kube.notFound(e)) throw e;
         }

