@@ -7,7 +7,8 @@ import java.util.function.Function;
 
 /**
  * Drops the update event of a primary that is only the echo of our own status write: the object
- * is at the version that write made, and nothing but its status changed. A reconcile set off by it
+ * is at the version that write made (or, while the write is on its way, shows exactly the status it
+ * sends), and nothing but its status changed. A reconcile set off by it
  * would find what it just wrote. Any other update, including a status written by someone else,
  * still reconciles.
  *
