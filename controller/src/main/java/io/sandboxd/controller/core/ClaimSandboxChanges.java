@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.sandboxd.controller.model.Conds;
 import io.sandboxd.controller.model.Sandbox;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -26,7 +25,7 @@ public final class ClaimSandboxChanges {
         var o = old.getMetadata();
         return !Objects.equals(n.getOwnerReferences(), o.getOwnerReferences())
                 || !Objects.equals(n.getDeletionTimestamp(), o.getDeletionTimestamp())
-                || !Objects.equals(orEmpty(n.getLabels()), orEmpty(o.getLabels()))
+                || !StatusOnlyChanges.sameEntries(n.getLabels(), o.getLabels())
                 || !Objects.equals(podIPs(now), podIPs(old))
                 || !sameAsRead(now, old, SandboxConditions.READY)
                 || !sameAsRead(now, old, SandboxConditions.FINISHED);
@@ -47,9 +46,5 @@ public final class ClaimSandboxChanges {
 
     private static List<String> podIPs(Sandbox sb) {
         return sb.getStatus() == null ? null : sb.getStatus().getPodIPs();
-    }
-
-    private static Map<String, String> orEmpty(Map<String, String> m) {
-        return m == null ? Map.of() : m;
     }
 }

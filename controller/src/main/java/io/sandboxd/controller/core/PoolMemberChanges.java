@@ -25,14 +25,10 @@ public final class PoolMemberChanges {
         var o = old.getMetadata();
         return !Objects.equals(n.getGeneration(), o.getGeneration())
                 || !Objects.equals(n.getDeletionTimestamp(), o.getDeletionTimestamp())
-                || !Objects.equals(orEmpty(n.getLabels()), orEmpty(o.getLabels()))
+                || !StatusOnlyChanges.sameEntries(n.getLabels(), o.getLabels())
                 || !Objects.equals(n.getOwnerReferences(), o.getOwnerReferences())
                 || !Objects.equals(originPool(n.getAnnotations()), originPool(o.getAnnotations()))
                 || PoolSandboxes.ready(now) != PoolSandboxes.ready(old);
-    }
-
-    private static Map<String, String> orEmpty(Map<String, String> m) {
-        return m == null ? Map.of() : m;
     }
 
     private static String originPool(Map<String, String> annotations) {

@@ -3,7 +3,6 @@ package io.sandboxd.controller.core;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -24,8 +23,8 @@ public final class SandboxPodChanges {
     public static boolean relevant(Pod now, Pod old) {
         ObjectMeta n = now.getMetadata();
         ObjectMeta o = old.getMetadata();
-        return !Objects.equals(orEmpty(n.getLabels()), orEmpty(o.getLabels()))
-                || !Objects.equals(orEmpty(n.getAnnotations()), orEmpty(o.getAnnotations()))
+        return !StatusOnlyChanges.sameEntries(n.getLabels(), o.getLabels())
+                || !StatusOnlyChanges.sameEntries(n.getAnnotations(), o.getAnnotations())
                 || !Objects.equals(n.getOwnerReferences(), o.getOwnerReferences())
                 || !Objects.equals(n.getDeletionTimestamp(), o.getDeletionTimestamp())
                 || !Objects.equals(nodeName(now), nodeName(old))
@@ -50,9 +49,5 @@ public final class SandboxPodChanges {
 
     private static String phase(Pod p) {
         return p.getStatus() == null ? null : p.getStatus().getPhase();
-    }
-
-    private static Map<String, String> orEmpty(Map<String, String> m) {
-        return m == null ? Map.of() : m;
     }
 }

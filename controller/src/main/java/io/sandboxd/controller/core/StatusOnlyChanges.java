@@ -17,15 +17,16 @@ public final class StatusOnlyChanges {
         ObjectMeta n = now.getMetadata();
         ObjectMeta o = old.getMetadata();
         return Objects.equals(n.getGeneration(), o.getGeneration())
-                && Objects.equals(orEmpty(n.getLabels()), orEmpty(o.getLabels()))
-                && Objects.equals(orEmpty(n.getAnnotations()), orEmpty(o.getAnnotations()))
+                && sameEntries(n.getLabels(), o.getLabels())
+                && sameEntries(n.getAnnotations(), o.getAnnotations())
                 && Objects.equals(n.getOwnerReferences(), o.getOwnerReferences())
                 && Objects.equals(n.getFinalizers(), o.getFinalizers())
                 && Objects.equals(n.getDeletionTimestamp(), o.getDeletionTimestamp())
                 && Objects.equals(n.getDeletionGracePeriodSeconds(), o.getDeletionGracePeriodSeconds());
     }
 
-    private static Map<String, String> orEmpty(Map<String, String> m) {
-        return m == null ? Map.of() : m;
+    /** Labels or annotations compared as the API server treats them: absent is empty. */
+    static boolean sameEntries(Map<String, String> a, Map<String, String> b) {
+        return Objects.equals(a == null ? Map.of() : a, b == null ? Map.of() : b);
     }
 }

@@ -43,7 +43,7 @@ final class StatusMemo<S> {
      * the watch event overtaking the write's response: 4,848 of 13,462 status-only updates in a
      * warm burst of {@code sandboxd-bench controller}, each a reconcile that found nothing to do.
      */
-    boolean madeVersionOf(HasMetadata obj, S status) {
+    boolean showsOurWrite(HasMetadata obj, S status) {
         String uid = obj.getMetadata().getUid();
         if (uid == null) return false;
         Written<S> w = written.get(uid);
