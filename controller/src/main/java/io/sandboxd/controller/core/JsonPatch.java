@@ -15,6 +15,8 @@ import tools.jackson.databind.json.JsonMapper;
 public final class JsonPatch {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private final List<Map<String, Object>> ops = new ArrayList<>();
+    /** Whether an op writes a whole map that our copy had empty (see {@link #replacesAMap}). */
+    private boolean replacesAMap;
 
     public static String escape(String key) {
         return key.replace("~", "~0").replace("/", "~1");
@@ -55,7 +57,10 @@ public final class JsonPatch {
     public JsonPatch map(String path, Map<String, String> current, Map<String, String> desired) {
         Map<String, String> want = desired == null ? Map.of() : desired;
         if (current == null || current.isEmpty()) {
-            if (!want.isEmpty()) add(path, new LinkedHashMap<>(want));
+            if (!want.isEmpty()) {
+                add(path, new LinkedHashMap<>(want));
+                replacesAMap = true;
+            }
             return this;
         }
         for (String k : current.keySet()) if (!want.containsKey(k)) remove(path + "/" + escape(k));
@@ -73,10 +78,28 @@ public final class JsonPatch {
             Map<String, String> m = new LinkedHashMap<>();
             m.put(key, value);
             add(path, m);
+            replacesAMap = true;
         } else if (!value.equals(current.get(key))) {
             add(path + "/" + escape(key), value);
         }
         return this;
+    }
+
+    /**
+     * True when {@link #map} or {@link #mapEntry} wrote a whole map because our copy had none.
+     * Such an op replaces whatever the server holds there, so a label another writer added after
+     * our copy was read would be lost; {@link #guardedBy} makes the server refuse it instead.
+     */
+    public boolean replacesAMap() {
+        return replacesAMap;
+    }
+
+    /** These ops after a test of the object's resourceVersion: the server refuses them (422) if it moved. */
+    public JsonPatch guardedBy(String resourceVersion) {
+        JsonPatch guarded = new JsonPatch().test("/metadata/resourceVersion", resourceVersion);
+        guarded.ops.addAll(ops);
+        guarded.replacesAMap = replacesAMap;
+        return guarded;
     }
 
     public boolean isEmpty() {

@@ -42,6 +42,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +54,8 @@ import org.slf4j.LoggerFactory;
 public class SandboxReconciler implements Reconciler<Sandbox> {
     private static final Logger LOG = LoggerFactory.getLogger(SandboxReconciler.class);
     static final String HASH_INDEX = "sandbox-name-hash";
+    /** A loopback watch delivers the newer version in well under this; a cluster's in tens of ms. */
+    static final Duration STALE_COPY_RETRY = Duration.ofMillis(100);
 
     private final String clusterDomain;
     private final Clock clock;
@@ -112,6 +115,8 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
 
         String invalid = SpecValidator.validate(sb);
         List<String> errors = new ArrayList<>();
+        // Set when the server refused a write guarded by a stale copy's resourceVersion (Kube.patch).
+        AtomicBoolean staleCopy = new AtomicBoolean();
         PodResult pr;
         ServiceResult sr = new ServiceResult(st.getService() != null, st.getService() != null);
         if (invalid != null) {
@@ -123,8 +128,8 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
             } catch (ReconcileException e) {
                 errors.add(e.getMessage());
             }
-            pr = reconcilePod(sb, client, errors);
-            if (pr.ownedCount() <= 1) sr = reconcileService(sb, st, client, errors);
+            pr = reconcilePod(sb, client, errors, staleCopy);
+            if (pr.ownedCount() <= 1) sr = reconcileService(sb, st, client, errors, staleCopy);
         }
 
         if (pr.pod() != null && pr.owned()) {
@@ -167,6 +172,9 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
                 result.rescheduleAfter(Expiry.requeueAfter(shutdown, after));
             }
         }
+        // Not every newer version of a Pod reconciles its Sandbox (SandboxPodChanges), so a write
+        // refused for a stale copy is tried again once the cache has had time to catch up.
+        if (staleCopy.get()) result.rescheduleAfter(STALE_COPY_RETRY);
         writeStatus(ctx, sb, st);
         if (invalid != null) {
             LOG.atWarn()
@@ -262,7 +270,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         return new PodResult(pod, pod != null && Ownership.controlledBy(pod, sb), false, owned.size());
     }
 
-    private PodResult reconcilePod(Sandbox sb, KubernetesClient client, List<String> errors) {
+    private PodResult reconcilePod(Sandbox sb, KubernetesClient client, List<String> errors, AtomicBoolean staleCopy) {
         PodResult found = lookupPod(sb, client, true);
         if (found.ownedCount() > 1) {
             LOG.atWarn()
@@ -297,7 +305,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
             if (annotation(sb, Keys.POD_NAME) != null) setSandboxAnnotation(client, sb, Keys.POD_NAME, null);
             return found;
         }
-        if (pod != null) return reconcileExistingPod(sb, pod, client, errors);
+        if (pod != null) return reconcileExistingPod(sb, pod, client, errors, staleCopy);
 
         Pod desired = DesiredPod.build(sb);
         try {
@@ -318,14 +326,15 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
                         .inNamespace(ns)
                         .withName(desired.getMetadata().getName())
                         .get();
-                if (existing != null) return reconcileExistingPod(sb, existing, client, errors);
+                if (existing != null) return reconcileExistingPod(sb, existing, client, errors, staleCopy);
             }
             errors.add("create pod \"" + desired.getMetadata().getName() + "\": " + Kube.message(e));
             return new PodResult(null, false, false, 0);
         }
     }
 
-    private PodResult reconcileExistingPod(Sandbox sb, Pod pod, KubernetesClient client, List<String> errors) {
+    private PodResult reconcileExistingPod(
+            Sandbox sb, Pod pod, KubernetesClient client, List<String> errors, AtomicBoolean staleCopy) {
         String name = pod.getMetadata().getName();
         OwnerReference ctl = Ownership.controllerOf(pod);
         boolean adopt = false;
@@ -366,6 +375,10 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
                             .addKeyValue("pod", name)
                             .log("adopted pod");
             } catch (KubernetesClientException e) {
+                if (!adopt && Kube.refusedAsStale(e, patch)) {
+                    staleCopy.set(true);
+                    return new PodResult(pod, true, false, 1);
+                }
                 errors.add("patch pod \"" + name + "\": " + Kube.message(e));
                 return new PodResult(pod, !adopt, false, adopt ? 0 : 1);
             }
@@ -376,7 +389,8 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
 
     // ---- Service (§2.7) ----------------------------------------------------------------------
 
-    private ServiceResult reconcileService(Sandbox sb, SandboxStatus st, KubernetesClient client, List<String> errors) {
+    private ServiceResult reconcileService(
+            Sandbox sb, SandboxStatus st, KubernetesClient client, List<String> errors, AtomicBoolean staleCopy) {
         Boolean want = sb.getSpec().getService();
         String ns = sb.getMetadata().getNamespace();
         String name = sb.getMetadata().getName();
@@ -485,7 +499,8 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
             try {
                 Kube.patch(client, svc, patch);
             } catch (KubernetesClientException e) {
-                errors.add("patch service \"" + name + "\": " + Kube.message(e));
+                if (Kube.refusedAsStale(e, patch)) staleCopy.set(true);
+                else errors.add("patch service \"" + name + "\": " + Kube.message(e));
             }
         }
         setService(st, name, ns);

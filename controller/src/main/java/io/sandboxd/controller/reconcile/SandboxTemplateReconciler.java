@@ -51,7 +51,13 @@ public class SandboxTemplateReconciler implements Reconciler<SandboxTemplate> {
         JsonPatch label =
                 new JsonPatch().mapEntry("/metadata/labels", t.getMetadata().getLabels(), Keys.TEMPLATE_REF_HASH, hash);
         if (!label.isEmpty()) {
-            Kube.patch(client, t, label);
+            try {
+                Kube.patch(client, t, label);
+            } catch (KubernetesClientException e) {
+                // Our copy was stale: the template's newer version is on its way and reconciles it
+                // again (this controller filters no template updates).
+                if (!Kube.refusedAsStale(e, label)) throw e;
+            }
         }
 
         String npName = DesiredNetworkPolicy.name(t.getMetadata().getName());

@@ -129,6 +129,58 @@ class PatchRequestsTest {
                 .isEqualTo(Map.of("app", "x"));
     }
 
+    @Test
+    void aWholeMapWrittenFromAStaleCopyIsRefusedInsteadOfDroppingAnotherWritersLabel() {
+        Pod stale = client.resource(pod("r", Map.of())).create();
+        client.resource(stale)
+                .patch(
+                        PatchContext.of(PatchType.JSON),
+                        new JsonPatch()
+                                .add("/metadata/labels", Map.of("touch", "1"))
+                                .json());
+
+        JsonPatch ours =
+                new JsonPatch().mapEntry("/metadata/labels", stale.getMetadata().getLabels(), "hash", "h1");
+        assertThat(ours.replacesAMap())
+                .as("our copy has no labels: the op writes the whole map")
+                .isTrue();
+        KubernetesClientException refused = catchIt(() -> Kube.patch(client, stale, ours));
+        assertThat(Kube.refusedAsStale(refused, ours)).isTrue();
+        assertThat(labels("r")).as("the other writer's label survives").isEqualTo(Map.of("touch", "1"));
+
+        Pod fresh = client.pods().inNamespace("ns").withName("r").get();
+        JsonPatch again =
+                new JsonPatch().mapEntry("/metadata/labels", fresh.getMetadata().getLabels(), "hash", "h1");
+        assertThat(again.replacesAMap())
+                .as("one key added to the map the fresh copy shows")
+                .isFalse();
+        Kube.patch(client, fresh, again);
+        assertThat(labels("r")).isEqualTo(Map.of("touch", "1", "hash", "h1"));
+
+        Pod current = client.resource(pod("s", Map.of())).create();
+        Kube.patch(
+                client,
+                current,
+                new JsonPatch()
+                        .mapEntry("/metadata/labels", current.getMetadata().getLabels(), "hash", "h2"));
+        assertThat(labels("s")).as("a current copy passes the guard").isEqualTo(Map.of("hash", "h2"));
+    }
+
+    @Test
+    void onlyAGuardedPatchIsRefusedAsStale() {
+        Pod pod = client.resource(pod("t")).create();
+        JsonPatch perKey = new JsonPatch().test("/metadata/labels/app", "other").add("/metadata/labels/a", "b");
+        KubernetesClientException refused = catchIt(() -> Kube.patch(client, pod, perKey));
+        assertThat(refused.getCode()).isEqualTo(422);
+        assertThat(Kube.refusedAsStale(refused, perKey))
+                .as("a refusal of a patch Kube did not guard is the caller's to report")
+                .isFalse();
+    }
+
+    private Map<String, String> labels(String pod) {
+        return client.pods().inNamespace("ns").withName(pod).get().getMetadata().getLabels();
+    }
+
     private static void assertSameFailure(Supplier<?> ours, Supplier<?> theirs) {
         KubernetesClientException a = catchIt(ours);
         KubernetesClientException b = catchIt(theirs);
@@ -146,11 +198,15 @@ class PatchRequestsTest {
     }
 
     private static Pod pod(String name) {
+        return pod(name, Map.of("app", "x"));
+    }
+
+    private static Pod pod(String name, Map<String, String> labels) {
         return new PodBuilder()
                 .withMetadata(new ObjectMetaBuilder()
                         .withName(name)
                         .withNamespace("ns")
-                        .withLabels(Map.of("app", "x"))
+                        .withLabels(labels)
                         .build())
                 .build();
     }
