@@ -315,9 +315,10 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
                     .addKeyValue("sandbox", key(sb))
                     .addKeyValue("pod", created.getMetadata().getName())
                     .log("created pod");
-            if (!sb.getMetadata().getName().equals(annotation(sb, Keys.POD_NAME))) {
-                setSandboxAnnotation(
-                        client, sb, Keys.POD_NAME, created.getMetadata().getName());
+            if (!sb.getMetadata().getName().equals(annotation(sb, Keys.POD_NAME))
+                    && !setSandboxAnnotation(
+                            client, sb, Keys.POD_NAME, created.getMetadata().getName())) {
+                staleCopy.set(true);
             }
             return new PodResult(created, true, false, 1);
         } catch (KubernetesClientException e) {
@@ -383,7 +384,8 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
                 return new PodResult(pod, !adopt, false, adopt ? 0 : 1);
             }
         }
-        if (annotation(sb, Keys.POD_NAME) == null) setSandboxAnnotation(client, sb, Keys.POD_NAME, name);
+        if (annotation(sb, Keys.POD_NAME) == null && !setSandboxAnnotation(client, sb, Keys.POD_NAME, name))
+            staleCopy.set(true);
         return new PodResult(current, true, false, 1);
     }
 
@@ -631,14 +633,19 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         return sb;
     }
 
-    /** Writes one annotation and updates this pass's copy of the metadata to match. */
-    private static void setSandboxAnnotation(KubernetesClient client, Sandbox sb, String key, String value) {
+    /**
+     * Writes one annotation and updates this pass's copy of the metadata to match. False when the
+     * server refused it because our copy had no annotations and was stale ({@link Kube#patch}): the
+     * caller retries the pass, since the newer version may be one the update filter drops.
+     */
+    private static boolean setSandboxAnnotation(KubernetesClient client, Sandbox sb, String key, String value) {
         JsonPatch patch = new JsonPatch()
                 .mapEntry("/metadata/annotations", sb.getMetadata().getAnnotations(), key, value);
-        if (patch.isEmpty()) return;
+        if (patch.isEmpty()) return true;
         try {
             Kube.patch(client, sb, patch);
         } catch (KubernetesClientException e) {
+            if (Kube.refusedAsStale(e, patch)) return false;
             // 404: gone; 422: the key was changed concurrently. Both resolve on the next pass.
             if (!Kube.notFound(e) && e.getCode() != 422) throw e;
         }
@@ -648,6 +655,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         if (value == null) local.remove(key);
         else local.put(key, value);
         sb.getMetadata().setAnnotations(local);
+        return true;
     }
 
     private static List<OwnerReference> withController(List<OwnerReference> refs, Sandbox sb) {

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -255,6 +256,54 @@ class WarmClaimBurstIT {
                 .isPositive()
                 .isLessThanOrEqualTo(periods)
                 .isLessThan(n);
+    }
+
+    @Test
+    void aPodNameAnnotationWrittenFromAStaleCopyNeverDropsAnotherWritersAnnotation() {
+        // The Sandbox has no annotations, so the pod-name annotation is written as the whole map. A
+        // request hook adds another writer's annotation at the moment that write reaches the API.
+        String ns = "stale-copy";
+        AtomicBoolean raced = new AtomicBoolean();
+        h.api.addRequestHook((verb, plural, rns, name, sub, body) -> {
+            if (ns.equals(rns)
+                    && verb == Verb.PATCH
+                    && "sandboxes".equals(plural)
+                    && sub == null
+                    && body != null
+                    && body.toString().contains(Keys.POD_NAME)
+                    && raced.compareAndSet(false, true)) {
+                store.update(
+                        sandboxes,
+                        ns,
+                        name,
+                        o -> {
+                            o.withObjectProperty("metadata")
+                                    .withObjectProperty("annotations")
+                                    .put("example.com/other-writer", "was-first");
+                            return o;
+                        },
+                        false);
+            }
+        });
+        int from = h.api.requests().size();
+        store.create(sandboxes, ns, json(ControllerHarness.sandbox(ns, "s")));
+        Await.until("the pod-name annotation written", Duration.ofSeconds(30), 20, () -> "s"
+                .equals(annotations(ns, "s").path(Keys.POD_NAME).asString("")));
+
+        assertThat(raced).isTrue();
+        assertThat(annotations(ns, "s").path("example.com/other-writer").asString(""))
+                .as("the other writer's annotation survives")
+                .isEqualTo("was-first");
+        List<Integer> codes = requestsIn(ns, from).stream()
+                .filter(r -> r.verb() == Verb.PATCH && "sandboxes".equals(r.plural()) && r.subresource() == null)
+                .map(Request::code)
+                .toList();
+        assertThat(codes).as("the guarded write refused, then one key added").containsExactly(422, 200);
+        assertThat(store.get(sandboxes, ns, "s").path("status").toString()).doesNotContain("ReconcilerError");
+    }
+
+    private static JsonNode annotations(String ns, String name) {
+        return store.get(sandboxes, ns, name).path("metadata").path("annotations");
     }
 
     static void readyPool(String ns, int replicas) {
