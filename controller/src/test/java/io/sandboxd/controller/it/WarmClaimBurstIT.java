@@ -272,17 +272,7 @@ class WarmClaimBurstIT {
                     && body != null
                     && body.toString().contains(Keys.POD_NAME)
                     && raced.compareAndSet(false, true)) {
-                store.update(
-                        sandboxes,
-                        ns,
-                        name,
-                        o -> {
-                            o.withObjectProperty("metadata")
-                                    .withObjectProperty("annotations")
-                                    .put("example.com/other-writer", "was-first");
-                            return o;
-                        },
-                        false);
+                annotateAsAnotherWriter(ns, name);
             }
         });
         int from = h.api.requests().size();
@@ -300,6 +290,21 @@ class WarmClaimBurstIT {
                 .toList();
         assertThat(codes).as("the guarded write refused, then one key added").containsExactly(422, 200);
         assertThat(store.get(sandboxes, ns, "s").path("status").toString()).doesNotContain("ReconcilerError");
+    }
+
+    /** Another writer's change to a Sandbox: one annotation, which moves its resourceVersion. */
+    private static void annotateAsAnotherWriter(String ns, String name) {
+        store.update(
+                sandboxes,
+                ns,
+                name,
+                o -> {
+                    o.withObjectProperty("metadata")
+                            .withObjectProperty("annotations")
+                            .put("example.com/other-writer", "was-first");
+                    return o;
+                },
+                false);
     }
 
     private static JsonNode annotations(String ns, String name) {
@@ -339,17 +344,7 @@ class WarmClaimBurstIT {
                     && raced.isEmpty()
                     && raced.add(name)) {
                 // Another writer changes the member first: the adoption's resourceVersion test fails.
-                store.update(
-                        sandboxes,
-                        ns,
-                        name,
-                        o -> {
-                            o.withObjectProperty("metadata")
-                                    .withObjectProperty("annotations")
-                                    .put("example.com/other-writer", "was-first");
-                            return o;
-                        },
-                        false);
+                annotateAsAnotherWriter(ns, name);
             }
         });
         int from = h.api.requests().size();
