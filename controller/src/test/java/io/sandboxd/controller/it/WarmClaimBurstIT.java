@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -263,24 +264,13 @@ class WarmClaimBurstIT {
         // The Sandbox has no annotations, so the pod-name annotation is written as the whole map. A
         // request hook adds another writer's annotation at the moment that write reaches the API.
         String ns = "stale-copy";
-        AtomicBoolean raced = new AtomicBoolean();
-        h.api.addRequestHook((verb, plural, rns, name, sub, body) -> {
-            if (ns.equals(rns)
-                    && verb == Verb.PATCH
-                    && "sandboxes".equals(plural)
-                    && sub == null
-                    && body != null
-                    && body.toString().contains(Keys.POD_NAME)
-                    && raced.compareAndSet(false, true)) {
-                annotateAsAnotherWriter(ns, name);
-            }
-        });
+        Set<String> raced = raceAnotherWriter(ns, body -> body.toString().contains(Keys.POD_NAME));
         int from = h.api.requests().size();
         store.create(sandboxes, ns, json(ControllerHarness.sandbox(ns, "s")));
         Await.until("the pod-name annotation written", Duration.ofSeconds(30), 20, () -> "s"
                 .equals(annotations(ns, "s").path(Keys.POD_NAME).asString("")));
 
-        assertThat(raced).isTrue();
+        assertThat(raced).containsExactly("s");
         assertThat(annotations(ns, "s").path("example.com/other-writer").asString(""))
                 .as("the other writer's annotation survives")
                 .isEqualTo("was-first");
@@ -290,6 +280,29 @@ class WarmClaimBurstIT {
                 .toList();
         assertThat(codes).as("the guarded write refused, then one key added").containsExactly(422, 200);
         assertThat(store.get(sandboxes, ns, "s").path("status").toString()).doesNotContain("ReconcilerError");
+    }
+
+    /**
+     * Races another writer against the controller: when its first metadata PATCH of a Sandbox in
+     * {@code ns} whose body matches {@code ours} reaches the API, that Sandbox is changed first
+     * ({@link #annotateAsAnotherWriter}), so the write finds it moved. Returns the name raced.
+     */
+    private static Set<String> raceAnotherWriter(String ns, Predicate<JsonNode> ours) {
+        Set<String> raced = ConcurrentHashMap.newKeySet();
+        AtomicBoolean once = new AtomicBoolean();
+        h.api.addRequestHook((verb, plural, rns, name, sub, body) -> {
+            if (ns.equals(rns)
+                    && verb == Verb.PATCH
+                    && "sandboxes".equals(plural)
+                    && sub == null
+                    && body != null
+                    && ours.test(body)
+                    && once.compareAndSet(false, true)) {
+                raced.add(name);
+                annotateAsAnotherWriter(ns, name);
+            }
+        });
+        return raced;
     }
 
     /** Another writer's change to a Sandbox: one annotation, which moves its resourceVersion. */
@@ -333,20 +346,8 @@ class WarmClaimBurstIT {
     void aLostAdoptionRaceMovesToTheNextMemberInTheSameReconcileWithoutBackoffOrAnErrorStatus() {
         String ns = "lost-race";
         readyPool(ns, 3);
-        Set<String> raced = ConcurrentHashMap.newKeySet();
-        h.api.addRequestHook((verb, plural, rns, name, sub, body) -> {
-            if (ns.equals(rns)
-                    && verb == Verb.PATCH
-                    && "sandboxes".equals(plural)
-                    && sub == null
-                    && body != null
-                    && ApiStandIn.controllingClaim(body) != null
-                    && raced.isEmpty()
-                    && raced.add(name)) {
-                // Another writer changes the member first: the adoption's resourceVersion test fails.
-                annotateAsAnotherWriter(ns, name);
-            }
-        });
+        // Another writer changes the member first: the adoption's resourceVersion test fails.
+        Set<String> raced = raceAnotherWriter(ns, body -> ApiStandIn.controllingClaim(body) != null);
         int from = h.api.requests().size();
         store.create(claims, ns, json(ExtensionsIT.claim(ns, "c", "pool")));
         Await.until("claim bound", Duration.ofSeconds(60), 20, () -> !boundName(ns, "c")
