@@ -274,12 +274,20 @@ class WarmClaimBurstIT {
         assertThat(annotations(ns, "s").path("example.com/other-writer").asString(""))
                 .as("the other writer's annotation survives")
                 .isEqualTo("was-first");
-        List<Integer> codes = requestsIn(ns, from).stream()
+        // The stand-in logs a request once its response is written, after the store shows the write.
+        Await.until("the annotation's write logged", Duration.ofSeconds(10), 20, () -> metadataPatchCodes(ns, from)
+                .contains(200));
+        assertThat(metadataPatchCodes(ns, from))
+                .as("the guarded write refused, then one key added")
+                .containsExactly(422, 200);
+        assertThat(store.get(sandboxes, ns, "s").path("status").toString()).doesNotContain("ReconcilerError");
+    }
+
+    private static List<Integer> metadataPatchCodes(String ns, int from) {
+        return requestsIn(ns, from).stream()
                 .filter(r -> r.verb() == Verb.PATCH && "sandboxes".equals(r.plural()) && r.subresource() == null)
                 .map(Request::code)
                 .toList();
-        assertThat(codes).as("the guarded write refused, then one key added").containsExactly(422, 200);
-        assertThat(store.get(sandboxes, ns, "s").path("status").toString()).doesNotContain("ReconcilerError");
     }
 
     /**
