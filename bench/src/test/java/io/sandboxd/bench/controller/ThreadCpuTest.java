@@ -18,6 +18,8 @@ class ThreadCpuTest {
         assertThat(ThreadCpu.group("C1 CompilerThre")).isEqualTo("jit");
         assertThat(ThreadCpu.group("VM Thread")).isEqualTo("gc");
         assertThat(ThreadCpu.group("GC Thread#0")).isEqualTo("gc");
+        assertThat(ThreadCpu.group("ReconcilerExecu")).isEqualTo("reconcile_workers_unknown");
+        assertThat(ThreadCpu.group("fabric8-tasks-0")).isEqualTo("informer_dispatch");
         assertThat(ThreadCpu.group("pool-3-thread-1")).isEqualTo("other");
         assertThat(ThreadCpu.group("sandboxd")).isEqualTo("other");
     }
@@ -47,6 +49,25 @@ class ThreadCpuTest {
         assertThat(ms.get("http_io")).isCloseTo(100.0, within(1e-9));
         assertThat(ms.get("other")).isCloseTo(400.0, within(1e-9));
         assertThat(ms.values().stream().mapToDouble(Double::doubleValue).sum()).isCloseTo(1000.0, within(1e-9));
+    }
+
+    @Test
+    void aWorkerCaughtReconcilingCountsUnderTheNameItHadAtTheOtherSample() {
+        Map<Long, ThreadCpu.Sample> before = Map.of(
+                1L, new ThreadCpu.Sample("sandbox-worker-", 100),
+                2L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 40),
+                3L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 10),
+                4L, new ThreadCpu.Sample("pool-1-thread-1", 500));
+        Map<Long, ThreadCpu.Sample> after = Map.of(
+                1L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 130), // +30, a Sandbox worker
+                2L, new ThreadCpu.Sample("sandboxclaim-wo", 60), // +20, a claim worker
+                3L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 15), // +5, reconciling at both
+                4L, new ThreadCpu.Sample("sandboxclaim-wo", 8)); // another thread on a reused id
+        Map<String, Double> ms = ThreadCpu.millisByGroup(before, after, 1000.0, 100.0);
+        assertThat(ms.get("sandbox_workers")).isCloseTo(300.0, within(1e-9));
+        assertThat(ms.get("claim_workers")).isCloseTo(280.0, within(1e-9));
+        assertThat(ms.get("reconcile_workers_unknown")).isCloseTo(50.0, within(1e-9));
+        assertThat(ms.get("other")).isCloseTo(370.0, within(1e-9));
     }
 
     @Test
