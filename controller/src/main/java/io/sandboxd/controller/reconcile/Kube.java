@@ -26,9 +26,12 @@ final class Kube {
         return patch.replacesAMap() && version != null ? patch.guardedBy(version) : patch;
     }
 
-    /** JSON patch of the status subresource of an object we hold (see {@link #patch}). */
-    static <T extends HasMetadata> T patchStatus(KubernetesClient client, T current, JsonPatch patch) {
-        return PatchRequests.send(client, current, true, patch.json());
+    /**
+     * JSON patch of the status subresource of an object we hold (see {@link #patch}): the
+     * resourceVersion it made (null if the answer had none), all a status write needs of it.
+     */
+    static String patchStatus(KubernetesClient client, HasMetadata current, JsonPatch patch) {
+        return PatchRequests.sendForVersion(client, current, true, patch.json());
     }
 
     /**

@@ -52,8 +52,11 @@ final class StatusMemo<S> {
         return inFlight != null && inFlight.equals(status);
     }
 
-    /** Sends {@code status} over {@code read} with {@code patch}, remembering it as ours. */
-    <T extends HasMetadata> void write(T read, S status, Supplier<T> patch) {
+    /**
+     * Sends {@code status} over {@code read} with {@code patch}, which answers the resourceVersion
+     * it made, remembering it as ours.
+     */
+    void write(HasMetadata read, S status, Supplier<String> patch) {
         String uid = read.getMetadata().getUid();
         if (uid != null) sending.put(uid, status);
         try {
@@ -63,10 +66,18 @@ final class StatusMemo<S> {
         }
     }
 
-    /** We wrote {@code status} over {@code read} (the version we reconciled); the write made {@code result}. */
-    void wrote(HasMetadata read, HasMetadata result, S status) {
+    /**
+     * We wrote {@code status} over {@code read} (the version we reconciled); the write made version
+     * {@code result}. Without that version (an answer lacking one) nothing can tell our write's
+     * echo apart, so the object is forgotten and its next reconcile starts from the cache.
+     */
+    void wrote(HasMetadata read, String result, S status) {
         String uid = read.getMetadata().getUid();
         if (uid == null) return;
+        if (result == null) {
+            written.remove(uid);
+            return;
+        }
         Set<String> older = new HashSet<>();
         older.add(read.getMetadata().getResourceVersion());
         Written<S> before = written.get(uid);
@@ -75,7 +86,7 @@ final class StatusMemo<S> {
             older.addAll(before.olderVersions());
             older.add(before.resultVersion());
         }
-        older.remove(result.getMetadata().getResourceVersion());
-        written.put(uid, new Written<>(Set.copyOf(older), result.getMetadata().getResourceVersion(), status));
+        older.remove(result);
+        written.put(uid, new Written<>(Set.copyOf(older), result, status));
     }
 }

@@ -89,14 +89,17 @@ class PatchRequestsTest {
         member.getMetadata().setUid(null);
         member.setStatus(null);
         Sandbox created = client.resource(member).create();
-        Sandbox patched =
+        String version =
                 Kube.patchStatus(client, created, new JsonPatch().add("/status", Map.of("serviceFQDN", "sb-1.ns.svc")));
-        assertThat(patched.getStatus().getServiceFQDN()).isEqualTo("sb-1.ns.svc");
         Sandbox stored = client.resources(Sandbox.class)
                 .inNamespace(created.getMetadata().getNamespace())
                 .withName("sb-1")
                 .get();
         assertThat(stored.getStatus().getServiceFQDN()).isEqualTo("sb-1.ns.svc");
+        assertThat(version)
+                .as("the version the write made")
+                .isEqualTo(stored.getMetadata().getResourceVersion())
+                .isNotEqualTo(created.getMetadata().getResourceVersion());
         assertThat(client.getKubernetesSerialization().asJson(stored.getSpec()))
                 .as("the spec is untouched")
                 .isEqualTo(client.getKubernetesSerialization().asJson(created.getSpec()));

@@ -17,7 +17,7 @@ class StatusMemoTest {
     void ourWriteIsTheBaseUntilTheCacheShowsItOrANewerVersion() {
         StatusMemo<String> m = new StatusMemo<>();
         assertThat(m.current(at("1"), "cached")).isEqualTo("cached");
-        m.wrote(at("1"), at("2"), "ours");
+        m.wrote(at("1"), "2", "ours");
         assertThat(m.current(at("1"), "stale"))
                 .as("cache still at the version we wrote over")
                 .isEqualTo("ours");
@@ -28,8 +28,8 @@ class StatusMemoTest {
     @Test
     void aSecondWriteBeforeTheCacheCaughtUpKeepsBothOlderVersions() {
         StatusMemo<String> m = new StatusMemo<>();
-        m.wrote(at("1"), at("2"), "first");
-        m.wrote(at("1"), at("3"), "second"); // reconciled again from the stale cache
+        m.wrote(at("1"), "2", "first");
+        m.wrote(at("1"), "3", "second"); // reconciled again from the stale cache
         assertThat(m.current(at("2"), "has first only"))
                 .as("our first write is older than our second")
                 .isEqualTo("second");
@@ -39,7 +39,18 @@ class StatusMemoTest {
     @Test
     void someoneElsesNewerVersionEndsTheMemo() {
         StatusMemo<String> m = new StatusMemo<>();
-        m.wrote(at("1"), at("2"), "ours");
+        m.wrote(at("1"), "2", "ours");
         assertThat(m.current(at("7"), "theirs")).isEqualTo("theirs");
+    }
+
+    @Test
+    void aWriteWhoseAnswerHadNoVersionIsForgotten() {
+        StatusMemo<String> m = new StatusMemo<>();
+        m.wrote(at("1"), "2", "first");
+        m.wrote(at("1"), null, "second");
+        assertThat(m.current(at("1"), "cached"))
+                .as("no version to tell our write's echo by: start from the cache")
+                .isEqualTo("cached");
+        assertThat(m.showsOurWrite(at("2"), "first")).isFalse();
     }
 }
