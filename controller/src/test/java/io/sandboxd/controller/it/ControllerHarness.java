@@ -44,10 +44,12 @@ final class ControllerHarness implements AutoCloseable {
 
     /**
      * Owns its CRUD mock server rather than using the JUnit extension: after a heavy test the
-     * single-threaded server can take longer to drain than the extension's shutdown timeout.
+     * single-threaded server can take longer to drain than the extension's shutdown timeout. The
+     * dispatcher is {@link RecordingCrudDispatcher}: the CRUD mock with the API server's answers
+     * where the mock has none.
      */
     ControllerHarness() {
-        this(new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher());
+        this(new RecordingCrudDispatcher());
     }
 
     /** With a given CRUD dispatcher, e.g. one that records requests. */
