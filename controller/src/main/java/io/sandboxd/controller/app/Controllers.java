@@ -21,6 +21,7 @@ import io.sandboxd.controller.reconcile.SandboxClaimReconciler;
 import io.sandboxd.controller.reconcile.SandboxReconciler;
 import io.sandboxd.controller.reconcile.SandboxTemplateReconciler;
 import io.sandboxd.controller.reconcile.SandboxWarmPoolReconciler;
+import io.sandboxd.controller.reconcile.SharedSandboxes;
 import io.sandboxd.controller.reconcile.WarmPoolLedger;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -168,28 +169,29 @@ public final class Controllers {
                     .withMetrics(ControllerMeters.josdk(registry));
             if (leaderElection != null) o.withLeaderElectionConfiguration(leaderElection);
         });
-        SandboxReconciler sandboxes = new SandboxReconciler(opts.clusterDomain(), opts.clock());
+        // One ledger of Ready, unclaimed pool members, filled from the Sandbox controller's watch, which
+        // serves the claim and pool controllers too: claims take from it, and the pool never deletes a
+        // member a claim is adopting.
+        WarmPoolLedger ledger = opts.extensions() ? new WarmPoolLedger() : null;
+        SharedSandboxes shared = opts.extensions() ? new SharedSandboxes(ledger, cacheSyncTimeout) : null;
+        SandboxReconciler sandboxes = new SandboxReconciler(opts.clusterDomain(), opts.clock(), shared);
         op.register(sandboxes, c -> c.withName(SANDBOX)
                 .withGenerationAware(false)
                 .withOnUpdateFilter(sandboxes.primaryUpdates())
                 .withRetry(backoff())
                 .withReconciliationMaxInterval(Duration.ofHours(10)));
         if (opts.extensions()) {
-            // One ledger of Ready, unclaimed pool members, filled by the claim controller's informer: claims
-            // take from it, and the pool never deletes a member a claim is adopting.
-            WarmPoolLedger ledger = new WarmPoolLedger();
             op.register(new SandboxTemplateReconciler(), c -> c.withName(TEMPLATE)
                     .withGenerationAware(false)
                     .withRetry(backoff())
                     .withReconciliationMaxInterval(Duration.ofHours(10)));
-            // Claims before pools: the claim controller's Sandbox informer serves the pool controller too.
-            SandboxClaimReconciler claims = new SandboxClaimReconciler(opts.clock(), registry, ledger);
+            SandboxClaimReconciler claims = new SandboxClaimReconciler(opts.clock(), registry, ledger, shared);
             op.register(claims, c -> c.withName(CLAIM)
                     .withGenerationAware(false)
                     .withOnUpdateFilter(claims.primaryUpdates())
                     .withRetry(backoff())
                     .withReconciliationMaxInterval(Duration.ofHours(10)));
-            SandboxWarmPoolReconciler pools = new SandboxWarmPoolReconciler(ledger, claims);
+            SandboxWarmPoolReconciler pools = new SandboxWarmPoolReconciler(ledger, shared);
             op.register(pools, c -> c.withName(WARM_POOL)
                     .withGenerationAware(false)
                     .withOnUpdateFilter(pools.primaryUpdates())

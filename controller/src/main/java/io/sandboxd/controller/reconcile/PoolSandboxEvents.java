@@ -1,6 +1,5 @@
 package io.sandboxd.controller.reconcile;
 
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.javaoperatorsdk.operator.OperatorException;
 import io.javaoperatorsdk.operator.processing.event.Event;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -15,15 +14,13 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The pool controller's Sandbox event source, with no informer of its own: events come relayed from
- * the claim controller's {@link SharedSandboxInformer}, and reads go to that informer's cache (which
- * also holds the claim controller's recent writes). Starting it starts that informer if the claim
- * controller has not yet, so a pool reconcile never reads an unsynced cache; stopping it leaves the
- * informer to its owner.
+ * The pool controller's Sandbox event source, with no watch of its own: events come from the
+ * Sandbox controller's ({@link SharedSandboxes}), and reads go to its cache. Its start waits for
+ * that cache's first list, so a pool reconcile never reads an unsynced cache.
  */
 final class PoolSandboxEvents extends AbstractEventSource<Sandbox, SandboxWarmPool>
-        implements ResourceEventHandler<Sandbox> {
-    private final SharedSandboxInformer source;
+        implements SharedSandboxes.SandboxListener {
+    private final SharedSandboxes source;
     private final SecondaryToPrimaryMapper<Sandbox> toPools;
     private final OnUpdateFilter<Sandbox> relevantUpdate;
     private final Function<SandboxWarmPool, List<Sandbox>> members;
@@ -31,10 +28,10 @@ final class PoolSandboxEvents extends AbstractEventSource<Sandbox, SandboxWarmPo
     /**
      * @param toPools the pools an event concerns
      * @param relevantUpdate which updates concern them at all (new, old)
-     * @param members a pool's members, read from {@code source}'s cache
+     * @param members a pool's members, read from {@code source}
      */
     PoolSandboxEvents(
-            SharedSandboxInformer source,
+            SharedSandboxes source,
             SecondaryToPrimaryMapper<Sandbox> toPools,
             OnUpdateFilter<Sandbox> relevantUpdate,
             Function<SandboxWarmPool, List<Sandbox>> members) {
@@ -43,27 +40,28 @@ final class PoolSandboxEvents extends AbstractEventSource<Sandbox, SandboxWarmPo
         this.toPools = toPools;
         this.relevantUpdate = relevantUpdate;
         this.members = members;
-        source.relayTo(this);
+        source.listen(this);
     }
 
     @Override
     public void start() throws OperatorException {
-        source.start();
+        source.awaitSynced("pool controller");
         super.start();
     }
 
+    /** Every event counts here, the claim controller's own writes too: an adoption moves a member out. */
     @Override
-    public void onAdd(Sandbox sb) {
+    public void added(Sandbox sb, boolean news) {
         notifyPools(sb);
     }
 
     @Override
-    public void onUpdate(Sandbox old, Sandbox sb) {
+    public void updated(Sandbox old, Sandbox sb, boolean news) {
         if (relevantUpdate.accept(sb, old)) notifyPools(sb);
     }
 
     @Override
-    public void onDelete(Sandbox sb, boolean deletedFinalStateUnknown) {
+    public void deleted(Sandbox sb) {
         notifyPools(sb);
     }
 

@@ -15,7 +15,6 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sandboxd.controller.core.ClaimConditions;
-import io.sandboxd.controller.core.ClaimSandboxChanges;
 import io.sandboxd.controller.core.ClaimSandboxes;
 import io.sandboxd.controller.core.ClaimSandboxes.ClaimError;
 import io.sandboxd.controller.core.Conditions;
@@ -62,7 +61,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
     private final Clock clock;
     private final Timer warmBind;
     private final Timer coldBind;
-    private SharedSandboxInformer sandboxes;
+    private final SharedSandboxes sandboxes;
     private InformerEventSource<SandboxWarmPool, SandboxClaim> pools;
     private InformerEventSource<SandboxTemplate, SandboxClaim> templates;
     private final WarmPoolLedger ledger;
@@ -74,9 +73,15 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
         return new OwnStatusEchoes<>(written, SandboxClaim::getStatus);
     }
 
-    public SandboxClaimReconciler(Clock clock, MeterRegistry registry, WarmPoolLedger ledger) {
+    /**
+     * @param ledger the pools' Ready, unclaimed members, which claims take from
+     * @param sandboxes the Sandbox controller's watch, which this controller reads and hears from
+     */
+    public SandboxClaimReconciler(
+            Clock clock, MeterRegistry registry, WarmPoolLedger ledger, SharedSandboxes sandboxes) {
         this.clock = clock;
         this.ledger = ledger;
+        this.sandboxes = sandboxes;
         this.warmBind = bindTimer(registry, "warm");
         this.coldBind = bindTimer(registry, "cold");
     }
@@ -112,14 +117,6 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
                 .register(registry);
     }
 
-    /** The Sandbox informer the pool controller shares; built when this controller is registered. */
-    SharedSandboxInformer sandboxInformer() {
-        if (sandboxes == null)
-            throw new IllegalStateException(
-                    "the claim controller must be registered before the pool controller: its Sandbox informer serves both");
-        return sandboxes;
-    }
-
     @Override
     public List<EventSource<?, SandboxClaim>> prepareEventSources(EventSourceContext<SandboxClaim> ctx) {
         ctx.getPrimaryCache()
@@ -130,15 +127,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
                                         ? ""
                                         : c.getSpec().getWarmPoolRef().getName())));
         var primary = ctx.getPrimaryCache();
-        sandboxes = new SharedSandboxInformer(
-                InformerEventSourceConfiguration.from(Sandbox.class, SandboxClaim.class)
-                        .withName("claim-sandboxes")
-                        .withOnUpdateFilter(ClaimSandboxChanges::relevant)
-                        .withSecondaryToPrimaryMapper(
-                                new OwnerOrSameNameMapper<>(Keys.EXT_GROUP, SandboxClaim.KIND, false))
-                        .build(),
-                ctx,
-                ledger);
+        ClaimSandboxEvents sandboxEvents = new ClaimSandboxEvents(sandboxes);
         pools = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(SandboxWarmPool.class, SandboxClaim.class)
                         .withName("claim-pools")
@@ -169,7 +158,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
                         })
                         .build(),
                 ctx);
-        return List.of(sandboxes, pools, templates);
+        return List.of(sandboxEvents, pools, templates);
     }
 
     private static Set<ResourceID> unboundClaims(List<SandboxClaim> claims) {
@@ -294,7 +283,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
         Sandbox want = ClaimSandboxes.cold(claim, tpl);
         try {
             Sandbox created = client.resource(want).create();
-            sandboxes.handleRecentResourceCreate(ResourceID.fromResource(created), created);
+            sandboxes.wrote(created);
             recordBind(claim, coldBind);
             LOG.atInfo()
                     .addKeyValue("claim", ns + "/" + claim.getMetadata().getName())
@@ -374,7 +363,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
                 .add("/spec/podTemplate/metadata", want.podTemplateMetadata());
         try {
             Sandbox done = Kube.patch(client, member, p);
-            sandboxes.handleRecentResourceUpdate(ResourceID.fromResource(done), done, member);
+            sandboxes.wrote(done);
             recordBind(claim, warmBind);
             LOG.atInfo()
                     .addKeyValue(

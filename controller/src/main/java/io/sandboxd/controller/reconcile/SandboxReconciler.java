@@ -61,6 +61,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     private final Clock clock;
     private InformerEventSource<Pod, Sandbox> pods;
     private InformerEventSource<Service, Sandbox> services;
+    private final SharedSandboxes shared;
     private final StatusMemo<SandboxStatus> written = new StatusMemo<>();
 
     /** For the primary's event source: our own status writes' echoes set off no reconcile. */
@@ -68,9 +69,11 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         return new OwnStatusEchoes<>(written, Sandbox::getStatus);
     }
 
-    public SandboxReconciler(String clusterDomain, Clock clock) {
+    /** @param shared where the claim and pool controllers hear of Sandboxes from this controller's watch; null without them */
+    public SandboxReconciler(String clusterDomain, Clock clock, SharedSandboxes shared) {
         this.clusterDomain = clusterDomain;
         this.clock = clock;
+        this.shared = shared;
     }
 
     @Override
@@ -94,7 +97,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
                         .withSecondaryToPrimaryMapper(new OwnerOrSameNameMapper<>(Sandbox.GROUP, Sandbox.KIND, true))
                         .build(),
                 ctx);
-        return List.of(pods, services);
+        return shared == null ? List.of(pods, services) : List.of(pods, services, shared.relayFrom(ctx));
     }
 
     record PodResult(Pod pod, boolean owned, boolean lookupFailed, int ownedCount) {}

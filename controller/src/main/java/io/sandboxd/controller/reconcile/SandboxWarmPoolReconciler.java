@@ -51,8 +51,7 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
     }
 
     private final TemplateHashMemo hashes = new TemplateHashMemo();
-    private final SandboxClaimReconciler claims;
-    private SharedSandboxInformer sandboxes;
+    private final SharedSandboxes sandboxes;
     private InformerEventSource<SandboxTemplate, SandboxWarmPool> templates;
     /** Creates and deletes sent but not yet seen in the cache, per pool (upstream's expectations). */
     private final Map<String, Map<String, Instant>> pendingCreates = new ConcurrentHashMap<>();
@@ -61,11 +60,11 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
 
     /**
      * @param ledger the claims' reservations; a member a claim is adopting is never deleted here
-     * @param claims whose Sandbox informer this controller reads and hears from: register it first
+     * @param sandboxes the Sandbox controller's watch, which this controller reads and hears from
      */
-    public SandboxWarmPoolReconciler(WarmPoolLedger ledger, SandboxClaimReconciler claims) {
+    public SandboxWarmPoolReconciler(WarmPoolLedger ledger, SharedSandboxes sandboxes) {
         this.ledger = ledger;
-        this.claims = claims;
+        this.sandboxes = sandboxes;
     }
 
     @Override
@@ -77,13 +76,11 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
                                 + (p.getSpec().getSandboxTemplateRef() == null
                                         ? ""
                                         : p.getSpec().getSandboxTemplateRef().getName())));
-        // The claim controller's Sandbox informer serves this controller too (SharedSandboxInformer).
-        sandboxes = claims.sandboxInformer();
-        sandboxes.addIndexers(Map.of(POOL_INDEX, sb -> {
+        sandboxes.addIndexer(POOL_INDEX, sb -> {
             Map<String, String> l = sb.getMetadata().getLabels();
             String v = l == null ? null : l.get(Keys.WARM_POOL_SANDBOX);
             return v == null ? List.of() : List.of(sb.getMetadata().getNamespace() + "/" + v);
-        }));
+        });
         PoolSandboxEvents memberEvents = new PoolSandboxEvents(
                 sandboxes, SandboxWarmPoolReconciler::poolsOf, PoolMemberChanges::relevant, this::members);
         templates = new InformerEventSource<>(

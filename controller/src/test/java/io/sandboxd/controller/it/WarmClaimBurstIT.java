@@ -67,11 +67,10 @@ class WarmClaimBurstIT {
     }
 
     @Test
-    void theClaimAndPoolControllersShareOneSandboxWatch() {
-        // The Sandbox controller's own, and the claim controller's, which serves the pool controller
-        // too (SharedSandboxInformer): a third informer cost 0.5-0.9 ms of CPU per warm claim.
+    void theWholeControllerHasOneSandboxWatch() {
+        // The Sandbox controller's, which serves the claim and pool controllers too (SharedSandboxes).
         Await.until("the informers' watches open", Duration.ofSeconds(60), 50, () -> h.api.openWatches() >= 8);
-        assertThat(h.api.openWatches("sandboxes")).isEqualTo(2);
+        assertThat(h.api.openWatches("sandboxes")).isEqualTo(1);
         assertThat(h.api.openWatches("pods")).isEqualTo(1);
     }
 
