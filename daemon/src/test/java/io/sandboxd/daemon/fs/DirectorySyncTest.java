@@ -67,12 +67,12 @@ class DirectorySyncTest {
         awaitState(b, Thread.State.WAITING);
         release.release(); // fsync 1 completes
         a.join(TimeUnit.SECONDS.toMillis(WAIT_S));
-        assertThat(events).contains("done a");
+        assertThat(events()).contains("done a");
         awaitEvent("start 2");
-        assertThat(events).doesNotContain("done b");
+        assertThat(events()).doesNotContain("done b");
         release.release();
         b.join(TimeUnit.SECONDS.toMillis(WAIT_S));
-        assertThat(events).containsSubsequence("start 2", "end 2", "done b");
+        assertThat(events()).containsSubsequence("start 2", "end 2", "done b");
         assertThat(events.indexOf("done b")).isGreaterThan(events.indexOf("start 2"));
         assertThat(fsyncs).hasValue(2);
         assertThat(sync.activeDirectories()).isZero();
@@ -112,7 +112,7 @@ class DirectorySyncTest {
         release.release(2);
         a.join(TimeUnit.SECONDS.toMillis(WAIT_S));
         other.join(TimeUnit.SECONDS.toMillis(WAIT_S));
-        assertThat(events).contains("done a", "done other");
+        assertThat(events()).contains("done a", "done other");
         assertThat(fsyncs).hasValue(2);
         assertThat(sync.activeDirectories()).isZero();
     }
@@ -156,11 +156,21 @@ class DirectorySyncTest {
         assertThat(real.activeDirectories()).isZero();
     }
 
+    /**
+     * A copy taken under the list's lock: the callers still running add to it, and iterating a
+     * synchronized list without its lock fails with a ConcurrentModificationException.
+     */
+    private List<String> events() {
+        synchronized (events) {
+            return new ArrayList<>(events);
+        }
+    }
+
     private void awaitEvent(String e) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
         while (!events.contains(e)) {
             assertThat(System.nanoTime())
-                    .as("waiting for " + e + " in " + events)
+                    .as("waiting for " + e + " in " + events())
                     .isLessThan(end);
             Thread.sleep(5);
         }

@@ -8,6 +8,7 @@ import io.sandboxd.testkit.raw.RawResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -105,8 +106,17 @@ class ExtensionRoutesTest {
         try (RestFixture f = new RestFixture(tmp)) {
             f.exchange(RawRequest.get("/sandboxd/v1alpha1/fs/stat?path=secret-name"));
             f.exchange(RawRequest.get("/sandboxd/v1alpha1/fs/unknown-secret"));
+            // Jetty's request log, which records the metrics, runs after each response is sent, so a
+            // scrape right after the answers may not hold them yet: wait for both.
+            String stat = "route=\"/sandboxd/v1alpha1/fs/stat\"";
+            String unmatched = "route=\"unmatched\"";
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             String metrics = f.exchange(RawRequest.get("/metrics")).text();
-            assertThat(metrics).contains("route=\"/sandboxd/v1alpha1/fs/stat\"");
+            while (!(metrics.contains(stat) && metrics.contains(unmatched)) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+                metrics = f.exchange(RawRequest.get("/metrics")).text();
+            }
+            assertThat(metrics).contains(stat, unmatched);
             assertThat(metrics).doesNotContain("secret");
         }
     }
