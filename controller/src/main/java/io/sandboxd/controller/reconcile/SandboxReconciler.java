@@ -312,8 +312,9 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
 
         Pod desired = DesiredPod.build(sb);
         try {
-            Pod created = client.pods().inNamespace(ns).resource(desired).create();
-            pods.handleRecentResourceCreate(ResourceID.fromResource(created), created);
+            // Its echo sets off no reconcile, even when it overtakes the create's response.
+            Pod created = pods.eventFilteringUpdateAndCacheResource(
+                    desired, d -> client.pods().inNamespace(ns).resource(d).create());
             LOG.atInfo()
                     .addKeyValue("sandbox", key(sb))
                     .addKeyValue("pod", created.getMetadata().getName())
@@ -370,9 +371,10 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
                         "/metadata/ownerReferences",
                         withController(pod.getMetadata().getOwnerReferences(), sb));
             try {
-                current = Kube.patch(client, pod, patch);
-                // A reconcile that starts before this write's event arrives would send the same patch again.
-                pods.handleRecentResourceUpdate(ResourceID.fromResource(current), current, pod);
+                // Cached, so a reconcile that starts before this write's event arrives does not send the
+                // same patch again; and that event sets off no reconcile, even when it overtakes the
+                // response.
+                current = pods.eventFilteringUpdateAndCacheResource(pod, p -> Kube.patch(client, p, patch));
                 if (adopt)
                     LOG.atInfo()
                             .addKeyValue("sandbox", key(sb))
@@ -409,11 +411,9 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
                 return new ServiceResult(false, false);
             }
             try {
-                Service created = client.services()
-                        .inNamespace(ns)
-                        .resource(DesiredService.build(sb))
-                        .create();
-                services.handleRecentResourceCreate(ResourceID.fromResource(created), created);
+                services.eventFilteringUpdateAndCacheResource(
+                        DesiredService.build(sb),
+                        d -> client.services().inNamespace(ns).resource(d).create());
                 setService(st, name, ns);
                 return new ServiceResult(true, true);
             } catch (KubernetesClientException e) {
