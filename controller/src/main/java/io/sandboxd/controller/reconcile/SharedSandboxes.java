@@ -114,8 +114,13 @@ public final class SharedSandboxes {
         for (SandboxListener l : listeners) l.deleted(sb);
     }
 
-    /** The Sandbox controller's informer has made its first list. */
+    /**
+     * The Sandbox controller's informer has made its first list. The ledger takes it from the cache
+     * at once: the events of that list reach it a moment later, and a claim reconciled before them
+     * would find the pool empty and go cold.
+     */
     void synced() {
+        requireCache().list().forEach(ledger::upsert);
         synced.countDown();
     }
 

@@ -58,8 +58,12 @@ public final class WarmPoolLedger {
         return available.computeIfAbsent(ns + "/" + pool, k -> new ConcurrentSkipListSet<>(ORDER));
     }
 
-    /** An informer add or update. */
-    public void upsert(Sandbox sb) {
+    /**
+     * An informer add or update. Synchronized with {@link #delete}: the informer thread calls both,
+     * and at start-up {@link SharedSandboxes} fills the ledger from the cache while the first list's
+     * events arrive.
+     */
+    public synchronized void upsert(Sandbox sb) {
         String k = key(sb);
         Entry old = known.get(k);
         if (old != null) offered(old.sandbox()).remove(old);
@@ -74,7 +78,7 @@ public final class WarmPoolLedger {
     }
 
     /** An informer delete. */
-    public void delete(Sandbox sb) {
+    public synchronized void delete(Sandbox sb) {
         String k = key(sb);
         Entry old = known.remove(k);
         if (old != null) offered(old.sandbox()).remove(old);
