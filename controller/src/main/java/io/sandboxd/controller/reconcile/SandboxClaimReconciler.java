@@ -23,6 +23,7 @@ import io.sandboxd.controller.core.JsonPatch;
 import io.sandboxd.controller.core.Keys;
 import io.sandboxd.controller.core.Ownership;
 import io.sandboxd.controller.core.SandboxConditions;
+import io.sandboxd.controller.core.StatusOnlyChanges;
 import io.sandboxd.controller.core.WarmMembers;
 import io.sandboxd.controller.model.Conds;
 import io.sandboxd.controller.model.Sandbox;
@@ -131,6 +132,10 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
         pools = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(SandboxWarmPool.class, SandboxClaim.class)
                         .withName("claim-pools")
+                        // A claim reads a pool's identity and spec, never its status; and the pool's
+                        // status moves with every adoption and refill, each time setting off a pass of
+                        // every claim not yet seen bound in the cache.
+                        .withOnUpdateFilter((now, old) -> !StatusOnlyChanges.onlyStatusChanged(now, old))
                         .withSecondaryToPrimaryMapper(p -> unboundClaims(primary.byIndex(
                                 POOL_REF_INDEX,
                                 p.getMetadata().getNamespace() + "/"

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The Sandbox controller's status writes that change nothing the claim reconcile reads set off no
  * claim reconcile ({@code ClaimSandboxChanges}); one that does is still seen; and the echo of a
- * claim's own adoption sets off none ({@code RecentWrites}). Its own harness: the checks count
- * every claim reconcile of the controller.
+ * claim's own adoption sets off none ({@code RecentWrites}); nor does a pool's status write, which
+ * no claim reads. Its own harness: the checks count every claim reconcile of the controller.
  */
 class ClaimSandboxUpdatesIT extends HarnessTestBase {
     @Test
@@ -97,6 +97,51 @@ class ClaimSandboxUpdatesIT extends HarnessTestBase {
         assertThat(h.reconcilesStarted(Controllers.CLAIM) - settled)
                 .as("claim reconciles for %d warm claims", n)
                 .isBetween((double) n, 1.5 * n);
+    }
+
+    @Test
+    void aPoolsStatusWritesSetOffNoReconcileOfItsUnboundClaimsASpecChangeDoes() throws Exception {
+        String ns = ControllerHarness.namespace("poolstatus");
+        // No template: the claim stays unbound, and unbound claims are the ones a pool event reaches.
+        client.resource(ExtensionsIT.pool(ns, "p", "missing", 0)).create();
+        client.resource(ExtensionsIT.claim(ns, "c", "p")).create();
+        Await.until("claim waits for its template", () -> "TemplateNotFound".equals(claimReadyReason(ns, "c")));
+        Thread.sleep(1500);
+        double settled = h.reconcilesStarted(Controllers.CLAIM);
+
+        for (int i = 1; i <= 3; i++) {
+            int replicas = i;
+            client.resources(SandboxWarmPool.class)
+                    .inNamespace(ns)
+                    .withName("p")
+                    .subresource("status")
+                    .patch(
+                            PatchContext.of(PatchType.JSON),
+                            "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"replicas\":" + replicas + "}}]");
+            // The pool controller writes its own status back over ours.
+            Await.until("pool status restored", () -> {
+                SandboxWarmPool p = client.resources(SandboxWarmPool.class)
+                        .inNamespace(ns)
+                        .withName("p")
+                        .get();
+                return p.getStatus() != null
+                        && Integer.valueOf(0).equals(p.getStatus().getReplicas());
+            });
+        }
+        Thread.sleep(1500);
+        assertThat(h.reconcilesStarted(Controllers.CLAIM))
+                .as("claim reconciles for six pool status writes")
+                .isEqualTo(settled);
+
+        client.resources(SandboxWarmPool.class).inNamespace(ns).withName("p").edit(p -> {
+            p.getMetadata().setLabels(java.util.Map.of("team", "a"));
+            return p;
+        });
+        Await.until("claim reconciled for the pool's label", () -> h.reconcilesStarted(Controllers.CLAIM) > settled);
+        Thread.sleep(1500);
+        assertThat(h.reconcilesStarted(Controllers.CLAIM))
+                .as("claim reconciles for one pool label change")
+                .isEqualTo(settled + 1);
     }
 
     private static String claimReadyReason(String ns, String name) {
