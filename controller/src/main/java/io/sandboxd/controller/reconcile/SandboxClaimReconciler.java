@@ -15,6 +15,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sandboxd.controller.core.ClaimConditions;
+import io.sandboxd.controller.core.ClaimSandboxChanges;
 import io.sandboxd.controller.core.ClaimSandboxes;
 import io.sandboxd.controller.core.ClaimSandboxes.ClaimError;
 import io.sandboxd.controller.core.Conditions;
@@ -128,7 +129,15 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
                                         ? ""
                                         : c.getSpec().getWarmPoolRef().getName())));
         var primary = ctx.getPrimaryCache();
-        ClaimSandboxEvents sandboxEvents = new ClaimSandboxEvents(sandboxes);
+        // A Sandbox's add, delete or relevant update reconciles the claim that controls it, except
+        // the echo of this controller's own write; a claim's Sandboxes include its recent writes.
+        SharedSandboxEvents<SandboxClaim> sandboxEvents = new SharedSandboxEvents<>(
+                "claim-sandboxes",
+                "claim controller",
+                sandboxes,
+                SharedSandboxes.CONTROLLING_CLAIM,
+                (old, sb, news) -> news && (old == null || ClaimSandboxChanges.relevant(sb, old)),
+                sandboxes::controlledBy);
         pools = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(SandboxWarmPool.class, SandboxClaim.class)
                         .withName("claim-pools")

@@ -81,8 +81,14 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
             String v = l == null ? null : l.get(Keys.WARM_POOL_SANDBOX);
             return v == null ? List.of() : List.of(sb.getMetadata().getNamespace() + "/" + v);
         });
-        PoolSandboxEvents memberEvents = new PoolSandboxEvents(
-                sandboxes, SandboxWarmPoolReconciler::poolsOf, PoolMemberChanges::relevant, this::members);
+        // Every event counts here, the claim controller's own writes too: an adoption moves a member out.
+        SharedSandboxEvents<SandboxWarmPool> memberEvents = new SharedSandboxEvents<>(
+                "pool-sandboxes",
+                "pool controller",
+                sandboxes,
+                SandboxWarmPoolReconciler::poolsOf,
+                (old, sb, news) -> old == null || PoolMemberChanges.relevant(sb, old),
+                this::members);
         templates = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(SandboxTemplate.class, SandboxWarmPool.class)
                         .withName("pool-templates")

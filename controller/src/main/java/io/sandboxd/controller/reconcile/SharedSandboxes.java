@@ -21,8 +21,8 @@ import java.util.function.Function;
 /**
  * The Sandbox controller's own watch and cache, serving the claim and pool controllers too: one
  * Sandbox watch in the whole process. Each event reaches, in this order, the {@link WarmPoolLedger}
- * (so a reconcile it sets off sees it there), the claim controller's {@link ClaimSandboxEvents} and
- * the pool controller's {@link PoolSandboxEvents}. Events come through {@link SandboxEventRelay},
+ * (so a reconcile it sets off sees it there), then the claim controller's and the pool controller's
+ * {@link SharedSandboxEvents}. Events come through {@link SandboxEventRelay},
  * which JOSDK hands every event of the Sandbox controller's primaries before its own filters.
  *
  * <p>Why: every Sandbox watch parses every Sandbox event, and a warm claim moves five Sandboxes
@@ -36,7 +36,8 @@ public final class SharedSandboxes {
     /** Sandboxes by the claim that controls them: namespace/name. */
     private static final String BY_CLAIM = "sandbox-controlling-claim";
 
-    private static final SecondaryToPrimaryMapper<Sandbox> CONTROLLING_CLAIM =
+    /** The claim that controls a Sandbox, if any. */
+    static final SecondaryToPrimaryMapper<Sandbox> CONTROLLING_CLAIM =
             new OwnerOrSameNameMapper<>(Keys.EXT_GROUP, SandboxClaim.KIND, false);
 
     private final WarmPoolLedger ledger;

@@ -12,6 +12,7 @@ import io.sandboxd.controller.model.Sandbox;
 import io.sandboxd.controller.model.SandboxClaim;
 import io.sandboxd.controller.model.SandboxWarmPool;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,15 +63,7 @@ class ClaimSandboxUpdatesIT extends HarnessTestBase {
         h.kubelet.auto(ns);
         client.resource(ExtensionsIT.template(ns, "tpl")).create();
         client.resource(ExtensionsIT.pool(ns, "p", "tpl", n)).create();
-        Await.until("pool Ready", Duration.ofSeconds(60), 50, () -> {
-            SandboxWarmPool p = client.resources(SandboxWarmPool.class)
-                    .inNamespace(ns)
-                    .withName("p")
-                    .get();
-            return p != null
-                    && p.getStatus() != null
-                    && Integer.valueOf(n).equals(p.getStatus().getReadyReplicas());
-        });
+        Await.until("pool Ready", Duration.ofSeconds(60), 50, () -> ExtensionsIT.poolReady(ns, "p", n));
         Thread.sleep(1500);
         double settled = h.reconcilesStarted(Controllers.CLAIM);
 
@@ -119,14 +112,7 @@ class ClaimSandboxUpdatesIT extends HarnessTestBase {
                             PatchContext.of(PatchType.JSON),
                             "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"replicas\":" + replicas + "}}]");
             // The pool controller writes its own status back over ours.
-            Await.until("pool status restored", () -> {
-                SandboxWarmPool p = client.resources(SandboxWarmPool.class)
-                        .inNamespace(ns)
-                        .withName("p")
-                        .get();
-                return p.getStatus() != null
-                        && Integer.valueOf(0).equals(p.getStatus().getReplicas());
-            });
+            Await.until("pool status restored", () -> ExtensionsIT.poolReady(ns, "p", 0));
         }
         Thread.sleep(1500);
         assertThat(h.reconcilesStarted(Controllers.CLAIM))
@@ -134,7 +120,7 @@ class ClaimSandboxUpdatesIT extends HarnessTestBase {
                 .isEqualTo(settled);
 
         client.resources(SandboxWarmPool.class).inNamespace(ns).withName("p").edit(p -> {
-            p.getMetadata().setLabels(java.util.Map.of("team", "a"));
+            p.getMetadata().setLabels(Map.of("team", "a"));
             return p;
         });
         Await.until("claim reconciled for the pool's label", () -> h.reconcilesStarted(Controllers.CLAIM) > settled);

@@ -59,14 +59,14 @@ class ExtensionsIT extends HarnessTestBase {
         return c;
     }
 
-    SandboxWarmPool getPool(String ns, String name) {
+    static SandboxWarmPool getPool(String ns, String name) {
         return client.resources(SandboxWarmPool.class)
                 .inNamespace(ns)
                 .withName(name)
                 .get();
     }
 
-    boolean poolReady(String ns, String name, int n) {
+    static boolean poolReady(String ns, String name, int n) {
         SandboxWarmPool p = getPool(ns, name);
         return p != null
                 && p.getStatus() != null
