@@ -125,12 +125,20 @@ public final class Controllers {
                 true);
     }
 
-    /** The operator's client: {@link #serialization()}, and fabric8's tasks on a {@link FabricTaskPool}. */
+    /**
+     * The operator's client: {@link #serialization()}, its HTTP on {@link ApiEventLoops}, and
+     * fabric8's tasks on a {@link FabricTaskPool}, which closes the loops when the client closes.
+     */
     public static KubernetesClient client(io.fabric8.kubernetes.client.Config config) {
+        return client(config, new ApiEventLoops());
+    }
+
+    static KubernetesClient client(io.fabric8.kubernetes.client.Config config, ApiEventLoops loops) {
         return new KubernetesClientBuilder()
                 .withConfig(config)
                 .withKubernetesSerialization(serialization())
-                .withTaskExecutorSupplier(new FabricTaskPool())
+                .withHttpClientFactory(loops.httpClients())
+                .withTaskExecutorSupplier(new FabricTaskPool(loops))
                 .build();
     }
 

@@ -18,9 +18,20 @@ import java.util.concurrent.ForkJoinWorkerThread;
  * fabric8's leader election and cache-sync waits block on {@code CompletableFuture}s inside these
  * tasks; a fork-join pool adds a compensating worker while one is blocked that way, so it cannot
  * starve itself as a fixed pool of two would.
+ *
+ * <p>fabric8 tells this supplier when the client has closed (after its HTTP client), so it also
+ * closes what fabric8 does not own and the client's threads need closing with it: the client's
+ * {@link ApiEventLoops}.
  */
 final class FabricTaskPool implements KubernetesClientBuilder.ExecutorSupplier {
     static final int WORKERS = 2;
+
+    private final ApiEventLoops loops;
+
+    /** @param loops closed once the client has closed, after these workers stop */
+    FabricTaskPool(ApiEventLoops loops) {
+        this.loops = loops;
+    }
 
     @Override
     public Executor get() {
@@ -30,6 +41,7 @@ final class FabricTaskPool implements KubernetesClientBuilder.ExecutorSupplier {
     @Override
     public void onClose(Executor executor) {
         ((ExecutorService) executor).shutdownNow();
+        loops.close();
     }
 
     private static ForkJoinWorkerThread worker(ForkJoinPool pool) {

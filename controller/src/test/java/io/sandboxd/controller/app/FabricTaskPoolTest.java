@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class FabricTaskPoolTest {
-    private final FabricTaskPool supplier = new FabricTaskPool();
+    private final FabricTaskPool supplier = new FabricTaskPool(new ApiEventLoops(1));
 
     @Test
     void tasksRunOnNamedWorkers() throws Exception {
