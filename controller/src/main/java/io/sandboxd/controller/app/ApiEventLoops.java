@@ -9,20 +9,20 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The vert.x instance that carries every byte between the operator's client and the API server:
- * requests, responses and watch streams, on one event loop per core.
+ * requests, responses and watch streams, on {@code --api-event-loops} event loops (default one per core).
  *
  * <p>Why not fabric8's own instance: it takes vert.x's default of two event loops per core, made
  * for servers with thousands of connections. The controller has a few dozen (its watches and the
  * pooled request connections), and each loop woke on its own for its share of them. One loop per
- * core on a 2-core machine, controller CPU per claim (bench {@code controller}, runs interleaved):
- * warm 3.35-3.53 → 3.06-3.36 ms to all bound and 5.30-5.72 → 4.52-5.17 ms until the pool refilled
- * (five runs each), cold 4.05-4.09 → 3.67-3.83 ms (two each); paced p50 latency no worse. One loop
- * on two cores cut a little more CPU (2.92-3.06 ms) but doubled the paced p50 (34-38 against 14
- * ms): a burst's replies then all wait for the one thread.
+ * core on a 2-core machine, warm claims paced at 300/s (bench {@code controller}, runs
+ * interleaved): CPU per claim to all bound median 3.47 → 3.10 ms, until the pool refilled 5.40 →
+ * 4.88 ms; paced latency swung more between runs than between builds (p50 median 15 → 18 ms, on a
+ * saturated machine), and at 150/s and 50/s it was lower too (p50 6.1 → 4.9, 2.7 → 2.3 ms). One
+ * loop on two cores cut a little more CPU but every reply then waited for the one thread (p50
+ * 22-43 ms). The controller README's "One event loop per core" has the runs.
  *
  * <p>Otherwise as fabric8 makes its own: daemon threads, no file cache, and the JDK's name
- * resolution rather than vert.x's DNS client (so {@code /etc/hosts} and the cluster's search
- * domains apply). fabric8 closes only an instance it made itself, so {@link FabricTaskPool}, which
+ * resolution rather than vert.x's DNS client. fabric8 closes only an instance it made itself, so {@link FabricTaskPool}, which
  * fabric8 tells when the client has closed, closes this one.
  */
 final class ApiEventLoops {
@@ -31,13 +31,10 @@ final class ApiEventLoops {
 
     private final Vertx vertx;
 
-    ApiEventLoops() {
-        this(Runtime.getRuntime().availableProcessors());
-    }
-
     ApiEventLoops(int loops) {
+        if (loops < 1) throw new IllegalArgumentException("at least 1 event loop, not " + loops);
         this.vertx = withJdkNameResolution(() -> Vertx.vertx(new VertxOptions()
-                .setEventLoopPoolSize(Math.max(1, loops))
+                .setEventLoopPoolSize(loops)
                 .setUseDaemonThread(true)
                 .setFileSystemOptions(
                         new FileSystemOptions().setFileCachingEnabled(false).setClassPathResolvingEnabled(false))));

@@ -130,10 +130,12 @@ public final class Controllers {
      * fabric8's tasks on a {@link FabricTaskPool}, which closes the loops when the client closes.
      */
     public static KubernetesClient client(io.fabric8.kubernetes.client.Config config) {
-        return client(config, new ApiEventLoops());
+        return client(config, Runtime.getRuntime().availableProcessors());
     }
 
-    static KubernetesClient client(io.fabric8.kubernetes.client.Config config, ApiEventLoops loops) {
+    /** @param eventLoops the client's vert.x event loops (--api-event-loops) */
+    public static KubernetesClient client(io.fabric8.kubernetes.client.Config config, int eventLoops) {
+        ApiEventLoops loops = new ApiEventLoops(eventLoops);
         return new KubernetesClientBuilder()
                 .withConfig(config)
                 .withKubernetesSerialization(serialization())

@@ -63,7 +63,7 @@ class ApiEventLoopsTest {
                         .withMasterUrl("http://127.0.0.1:" + server.getAddress().getPort())
                         .withNamespace("default")
                         .build(),
-                new ApiEventLoops(1));
+                1);
         List<Thread> ours;
         try {
             List<CompletableFuture<Pod>> gets = new ArrayList<>();

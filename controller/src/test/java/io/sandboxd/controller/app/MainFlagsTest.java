@@ -7,7 +7,7 @@ import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** The reconcile-worker flags: defaults, values, and a refusal that names the flag (nothing is started). */
+/** The reconcile-worker and event-loop flags: defaults, values, and a refusal that names the flag (nothing is started). */
 class MainFlagsTest {
     static Main parse(String... args) {
         Main m = new Main();
@@ -39,6 +39,22 @@ class MainFlagsTest {
             assertThat(rc).as(flag).isEqualTo(2);
             assertThat(err.toString()).as(flag).startsWith(flag + " must be at least 1 (reconcile threads), not 0");
         }
+    }
+
+    @Test
+    void apiEventLoopsDefaultToOnePerCoreAndTakeAValue() {
+        assertThat(parse().apiEventLoops()).isEqualTo(Runtime.getRuntime().availableProcessors());
+        assertThat(parse("--api-event-loops=3").apiEventLoops()).isEqualTo(3);
+    }
+
+    @Test
+    void fewerThanOneEventLoopIsAUsageErrorNamingTheFlag() {
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new Main());
+        cl.setErr(new PrintWriter(err));
+        cl.setOut(new PrintWriter(new StringWriter()));
+        assertThat(cl.execute("--api-event-loops", "0", "--no-leader-elect")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--api-event-loops must be at least 1 (event loop threads), not 0");
     }
 
     @Test
