@@ -229,6 +229,8 @@ public final class ControllerBenchmark implements Callable<Integer> {
         double cpuBoundMs;
         /** cpuBoundMs by what the threads do ({@link ThreadCpu}). */
         Map<String, Double> cpuBoundMsByThreads;
+        /** Until all were bound, the time the controller's threads waited, runnable, for a CPU. */
+        double runQueueBoundMs;
 
         double quietCpuMs;
         /** Reconciles per controller from the burst's start until settled: count and seconds. */
@@ -293,8 +295,10 @@ public final class ControllerBenchmark implements Callable<Integer> {
         awaitUntil(n + " claims bound in " + ns, () -> names.stream()
                 .allMatch(x -> tracker.boundAt.containsKey(ns + "/" + x)));
         p.cpuBoundMs = controller.cpuMillis() - p.cpuStart;
+        Map<Long, ThreadCpu.Sample> threadsAtBound = ThreadCpu.read(controller.pid());
         p.cpuBoundMsByThreads = ThreadCpu.millisByGroup(
-                threadsAtStart, ThreadCpu.read(controller.pid()), p.cpuBoundMs, ControllerProcess.TICKS_PER_SECOND);
+                threadsAtStart, threadsAtBound, p.cpuBoundMs, ControllerProcess.TICKS_PER_SECOND);
+        p.runQueueBoundMs = ThreadCpu.runQueueMillis(threadsAtStart, threadsAtBound);
         awaitQuiet(ns + " settled", settled);
         sampling.set(false);
         sampler.join();
@@ -329,6 +333,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         Map<String, Double> byThreads = new LinkedHashMap<>();
         paced.cpuBoundMsByThreads.forEach((k, v) -> byThreads.put(k, v / f.claims));
         m.put("cpu_ms_per_claim_by_threads", round(byThreads));
+        m.put("runqueue_wait_ms_per_claim", BurstFigures.round(paced.runQueueBoundMs / f.claims));
         // How often each controller reconciled per claim until settled, and the mean reconcile's
         // wall time: a count that does not swing with the machine's load, unlike the CPU figures.
         Map<String, Double> reconciles = new LinkedHashMap<>();
@@ -383,6 +388,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         row(out, "CPU ms per claim (to all bound)", m.get("cpu_ms_per_claim"));
         row(out, "CPU ms per claim (to settled)", m.get("cpu_ms_per_claim_until_settled"));
         out.printf(Locale.ROOT, "  CPU ms per claim by threads: %s%n", m.get("cpu_ms_per_claim_by_threads"));
+        row(out, "ms per claim waiting for a CPU (to all bound)", m.get("runqueue_wait_ms_per_claim"));
         out.printf(
                 Locale.ROOT, "  reconciles per claim (to settled): %s%n", m.get("reconciles_per_claim_until_settled"));
         out.printf(Locale.ROOT, "  mean reconcile ms: %s%n", m.get("reconcile_mean_ms"));

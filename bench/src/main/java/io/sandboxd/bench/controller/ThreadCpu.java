@@ -39,8 +39,11 @@ final class ThreadCpu {
     /** A reconcile worker's name while JOSDK runs a reconcile on it, as Linux shows it. */
     static final String RECONCILING = "ReconcilerExecu";
 
-    /** One thread's name and its user+system CPU in clock ticks. */
-    record Sample(String name, long ticks) {}
+    /**
+     * One thread's name, its user+system CPU in clock ticks, and how long it has waited, runnable,
+     * for a CPU (the second field of /proc/.../schedstat, in nanoseconds).
+     */
+    record Sample(String name, long ticks, long runQueueNanos) {}
 
     private ThreadCpu() {}
 
@@ -66,6 +69,37 @@ final class ThreadCpu {
         return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
+    /** The run-queue wait of a schedstat line: "cpu-ns wait-ns timeslices". */
+    static long runQueueNanos(String schedstat) {
+        return Long.parseLong(schedstat.strip().split(" ")[1]);
+    }
+
+    /**
+     * Milliseconds the process's threads spent runnable but waiting for a CPU between two samples:
+     * on a machine whose cores the bench and the stand-in share, the part of a claim's latency
+     * that is the machine's, not the controller's. Threads that ended in between are not counted.
+     */
+    static double runQueueMillis(Map<Long, Sample> before, Map<Long, Sample> after) {
+        long nanos = 0;
+        for (Map.Entry<Long, Sample> e : after.entrySet()) {
+            Sample now = e.getValue();
+            Sample was = before.get(e.getKey());
+            nanos += now.runQueueNanos() - (sameThread(was, now) ? was.runQueueNanos() : 0);
+        }
+        return nanos / 1e6;
+    }
+
+    /**
+     * Whether two samples of one thread id are of the same thread: Linux reuses ids, and a worker
+     * renamed while it reconciles is still the same thread.
+     */
+    private static boolean sameThread(Sample was, Sample now) {
+        return was != null
+                && (was.name().equals(now.name())
+                        || was.name().startsWith(RECONCILING)
+                        || now.name().startsWith(RECONCILING));
+    }
+
     /** Every live thread of the process, by thread id. */
     static Map<Long, Sample> read(long pid) {
         Map<Long, Sample> out = new LinkedHashMap<>();
@@ -77,7 +111,8 @@ final class ThreadCpu {
                             Long.parseLong(t.getFileName().toString()),
                             new Sample(
                                     Files.readString(t.resolve("comm")).strip(),
-                                    ticks(Files.readString(t.resolve("stat")))));
+                                    ticks(Files.readString(t.resolve("stat"))),
+                                    runQueueNanos(Files.readString(t.resolve("schedstat")))));
                 } catch (NoSuchFileException gone) {
                     // the thread ended while we listed: its CPU shows in the process total only
                 }
@@ -100,10 +135,7 @@ final class ThreadCpu {
         for (Map.Entry<Long, Sample> e : after.entrySet()) {
             Sample now = e.getValue();
             Sample was = before.get(e.getKey());
-            boolean same = was != null
-                    && (was.name().equals(now.name())
-                            || was.name().startsWith(RECONCILING)
-                            || now.name().startsWith(RECONCILING));
+            boolean same = sameThread(was, now);
             long from = same ? was.ticks() : 0;
             String g = group(same && now.name().startsWith(RECONCILING) ? was.name() : now.name());
             if (g.equals("other")) continue;

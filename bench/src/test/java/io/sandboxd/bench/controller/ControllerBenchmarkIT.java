@@ -68,6 +68,9 @@ class ControllerBenchmarkIT {
             assertThat(t.get("cpu_ms_per_claim").getAsDouble()).as(type).isPositive();
             assertThat(t.getAsJsonObject("cpu_ms_per_claim_by_threads").keySet())
                     .containsExactlyElementsOf(ThreadCpu.GROUPS);
+            assertThat(t.get("runqueue_wait_ms_per_claim").getAsDouble())
+                    .as(type)
+                    .isNotNegative();
             JsonObject reconciles = t.getAsJsonObject("reconciles_per_claim_until_settled");
             assertThat(reconciles.keySet()).as(type).contains("sandbox", "sandboxclaim", "sandboxwarmpool");
             assertThat(reconciles.get("sandbox").getAsDouble())

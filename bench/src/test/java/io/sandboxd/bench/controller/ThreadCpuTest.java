@@ -33,15 +33,15 @@ class ThreadCpuTest {
     @Test
     void groupsAddUpToTheProcessTotalWithEndedAndUnnamedThreadsInOther() {
         Map<Long, ThreadCpu.Sample> before = Map.of(
-                1L, new ThreadCpu.Sample("sandboxclaim-wo", 100),
-                2L, new ThreadCpu.Sample("sandbox-worker-", 50),
-                3L, new ThreadCpu.Sample("pool-1-thread-1", 10),
-                4L, new ThreadCpu.Sample("vert.x-eventloo", 7));
+                1L, new ThreadCpu.Sample("sandboxclaim-wo", 100, 0),
+                2L, new ThreadCpu.Sample("sandbox-worker-", 50, 0),
+                3L, new ThreadCpu.Sample("pool-1-thread-1", 10, 0),
+                4L, new ThreadCpu.Sample("vert.x-eventloo", 7, 0));
         Map<Long, ThreadCpu.Sample> after = Map.of(
-                1L, new ThreadCpu.Sample("sandboxclaim-wo", 130), // +30 ticks
-                2L, new ThreadCpu.Sample("sandbox-worker-", 50),
-                5L, new ThreadCpu.Sample("sandboxclaim-wo", 20), // new thread: all of it
-                4L, new ThreadCpu.Sample("vert.x-eventloo", 17)); // +10; thread 3 ended
+                1L, new ThreadCpu.Sample("sandboxclaim-wo", 130, 0), // +30 ticks
+                2L, new ThreadCpu.Sample("sandbox-worker-", 50, 0),
+                5L, new ThreadCpu.Sample("sandboxclaim-wo", 20, 0), // new thread: all of it
+                4L, new ThreadCpu.Sample("vert.x-eventloo", 17, 0)); // +10; thread 3 ended
         Map<String, Double> ms = ThreadCpu.millisByGroup(before, after, 1000.0, 100.0);
         assertThat(ms.keySet()).containsExactlyElementsOf(ThreadCpu.GROUPS);
         assertThat(ms.get("claim_workers")).isCloseTo(500.0, within(1e-9));
@@ -54,20 +54,39 @@ class ThreadCpuTest {
     @Test
     void aWorkerCaughtReconcilingCountsUnderTheNameItHadAtTheOtherSample() {
         Map<Long, ThreadCpu.Sample> before = Map.of(
-                1L, new ThreadCpu.Sample("sandbox-worker-", 100),
-                2L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 40),
-                3L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 10),
-                4L, new ThreadCpu.Sample("pool-1-thread-1", 500));
+                1L, new ThreadCpu.Sample("sandbox-worker-", 100, 0),
+                2L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 40, 0),
+                3L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 10, 0),
+                4L, new ThreadCpu.Sample("pool-1-thread-1", 500, 0));
         Map<Long, ThreadCpu.Sample> after = Map.of(
-                1L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 130), // +30, a Sandbox worker
-                2L, new ThreadCpu.Sample("sandboxclaim-wo", 60), // +20, a claim worker
-                3L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 15), // +5, reconciling at both
-                4L, new ThreadCpu.Sample("sandboxclaim-wo", 8)); // another thread on a reused id
+                1L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 130, 0), // +30, a Sandbox worker
+                2L, new ThreadCpu.Sample("sandboxclaim-wo", 60, 0), // +20, a claim worker
+                3L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 15, 0), // +5, reconciling at both
+                4L, new ThreadCpu.Sample("sandboxclaim-wo", 8, 0)); // another thread on a reused id
         Map<String, Double> ms = ThreadCpu.millisByGroup(before, after, 1000.0, 100.0);
         assertThat(ms.get("sandbox_workers")).isCloseTo(300.0, within(1e-9));
         assertThat(ms.get("claim_workers")).isCloseTo(280.0, within(1e-9));
         assertThat(ms.get("reconcile_workers_unknown")).isCloseTo(50.0, within(1e-9));
         assertThat(ms.get("other")).isCloseTo(370.0, within(1e-9));
+    }
+
+    @Test
+    void runQueueWaitIsTheSecondSchedstatField() {
+        assertThat(ThreadCpu.runQueueNanos("769274 7950119 3\n")).isEqualTo(7_950_119L);
+    }
+
+    @Test
+    void runQueueWaitCountsNewThreadsWhollyAndAReusedIdAsANewThread() {
+        Map<Long, ThreadCpu.Sample> before = Map.of(
+                1L, new ThreadCpu.Sample("sandboxclaim-wo", 0, 1_000_000),
+                2L, new ThreadCpu.Sample("sandbox-worker-", 0, 5_000_000),
+                3L, new ThreadCpu.Sample("pool-1-thread-1", 0, 9_000_000));
+        Map<Long, ThreadCpu.Sample> after = Map.of(
+                1L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 0, 3_500_000), // +2.5 ms
+                2L, new ThreadCpu.Sample("sandbox-worker-", 0, 5_000_000), // +0
+                3L, new ThreadCpu.Sample("sandboxclaim-wo", 0, 250_000), // another thread: 0.25 ms
+                4L, new ThreadCpu.Sample("vert.x-eventloo", 0, 1_000_000)); // new: 1 ms
+        assertThat(ThreadCpu.runQueueMillis(before, after)).isCloseTo(3.75, within(1e-9));
     }
 
     @Test
@@ -89,6 +108,8 @@ class ThreadCpuTest {
             assertThat(mine).containsKey(ProcessHandle.current().pid());
             assertThat(mine.values())
                     .anySatisfy(s -> assertThat(ThreadCpu.group(s.name())).isEqualTo("claim_workers"));
+            assertThat(mine.values())
+                    .allSatisfy(s -> assertThat(s.runQueueNanos()).isNotNegative());
         } finally {
             done.countDown();
             t.join();
