@@ -6,6 +6,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.file.FileSystemOptions;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The vert.x instance that carries every byte between the operator's client and the API server:
@@ -22,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  * 22-43 ms). The controller README's "One event loop per core" has the runs.
  *
  * <p>Otherwise as fabric8 makes its own: daemon threads, no file cache, and the JDK's name
- * resolution rather than vert.x's DNS client. fabric8 closes only an instance it made itself, so {@link FabricTaskPool}, which
- * fabric8 tells when the client has closed, closes this one.
+ * resolution rather than vert.x's DNS client. fabric8 closes only an instance it made itself, so
+ * {@link FabricTaskPool}, which fabric8 tells when the client has closed, closes this one.
  */
 final class ApiEventLoops {
     /** vert.x's switch for its own DNS client; read once, when the instance is made. */
@@ -50,11 +51,14 @@ final class ApiEventLoops {
         try {
             vertx.close().await(10, TimeUnit.SECONDS);
         } catch (Exception e) {
-            // Daemon threads: a loop that does not stop in time ends with the process.
+            // Not stopped within 10 s, closed from one of its own loops (which cannot wait for
+            // itself), or interrupted (vert.x rethrows that unchecked): the close goes on without the
+            // wait, and the loops' daemon threads end with the process at the latest.
+            if (e instanceof InterruptedException) Thread.currentThread().interrupt();
         }
     }
 
-    private static synchronized Vertx withJdkNameResolution(java.util.function.Supplier<Vertx> make) {
+    private static synchronized Vertx withJdkNameResolution(Supplier<Vertx> make) {
         String before = System.getProperty(DISABLE_DNS_RESOLVER);
         System.setProperty(DISABLE_DNS_RESOLVER, "true");
         try {
