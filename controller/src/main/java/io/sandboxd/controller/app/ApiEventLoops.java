@@ -32,6 +32,11 @@ final class ApiEventLoops {
 
     private final Vertx vertx;
 
+    /** The default of {@code --api-event-loops}: one per core the JVM sees. */
+    static int onePerCore() {
+        return Runtime.getRuntime().availableProcessors();
+    }
+
     ApiEventLoops(int loops) {
         if (loops < 1) throw new IllegalArgumentException("at least 1 event loop, not " + loops);
         this.vertx = withJdkNameResolution(() -> Vertx.vertx(new VertxOptions()

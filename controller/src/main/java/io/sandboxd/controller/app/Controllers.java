@@ -130,7 +130,7 @@ public final class Controllers {
      * fabric8's tasks on a {@link FabricTaskPool}, which closes the loops when the client closes.
      */
     public static KubernetesClient client(io.fabric8.kubernetes.client.Config config) {
-        return client(config, Runtime.getRuntime().availableProcessors());
+        return client(config, ApiEventLoops.onePerCore());
     }
 
     /** @param eventLoops the client's vert.x event loops (--api-event-loops) */

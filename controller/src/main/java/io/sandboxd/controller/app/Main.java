@@ -179,7 +179,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
 
     /** --api-event-loops, or one per core; names itself when it is below 1. */
     int apiEventLoops() {
-        int n = apiEventLoops == null ? Runtime.getRuntime().availableProcessors() : apiEventLoops;
+        int n = apiEventLoops == null ? ApiEventLoops.onePerCore() : apiEventLoops;
         if (n < 1)
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--api-event-loops must be at least 1 (event loop threads), not " + n);

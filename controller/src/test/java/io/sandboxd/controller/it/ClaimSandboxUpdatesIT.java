@@ -30,8 +30,7 @@ class ClaimSandboxUpdatesIT extends HarnessTestBase {
         client.resource(ExtensionsIT.pool(ns, "p", "tpl", 0)).create();
         client.resource(ExtensionsIT.claim(ns, "c", "p")).create();
         Await.until("claim Ready", () -> "DependenciesReady".equals(claimReadyReason(ns, "c")));
-        Thread.sleep(1500);
-        double settled = h.reconcilesStarted(Controllers.CLAIM);
+        double settled = claimReconcilesWhenQuiet();
 
         // The claim's cold Sandbox has the claim's name. Each write of its node name is followed by
         // the Sandbox controller's own write putting the Pod's back: six updates the claim ignores.
@@ -64,8 +63,7 @@ class ClaimSandboxUpdatesIT extends HarnessTestBase {
         client.resource(ExtensionsIT.template(ns, "tpl")).create();
         client.resource(ExtensionsIT.pool(ns, "p", "tpl", n)).create();
         Await.until("pool Ready", Duration.ofSeconds(60), 50, () -> ExtensionsIT.poolReady(ns, "p", n));
-        Thread.sleep(1500);
-        double settled = h.reconcilesStarted(Controllers.CLAIM);
+        double settled = claimReconcilesWhenQuiet();
 
         for (int i = 0; i < n; i++)
             client.resource(ExtensionsIT.claim(ns, "c-" + i, "p")).create();
@@ -99,8 +97,7 @@ class ClaimSandboxUpdatesIT extends HarnessTestBase {
         client.resource(ExtensionsIT.pool(ns, "p", "missing", 0)).create();
         client.resource(ExtensionsIT.claim(ns, "c", "p")).create();
         Await.until("claim waits for its template", () -> "TemplateNotFound".equals(claimReadyReason(ns, "c")));
-        Thread.sleep(1500);
-        double settled = h.reconcilesStarted(Controllers.CLAIM);
+        double settled = claimReconcilesWhenQuiet();
 
         for (int i = 1; i <= 3; i++) {
             int replicas = i;
@@ -114,8 +111,7 @@ class ClaimSandboxUpdatesIT extends HarnessTestBase {
             // The pool controller writes its own status back over ours.
             Await.until("pool status restored", () -> ExtensionsIT.poolReady(ns, "p", 0));
         }
-        Thread.sleep(1500);
-        assertThat(h.reconcilesStarted(Controllers.CLAIM))
+        assertThat(claimReconcilesWhenQuiet())
                 .as("claim reconciles for six pool status writes")
                 .isEqualTo(settled);
 
@@ -124,10 +120,15 @@ class ClaimSandboxUpdatesIT extends HarnessTestBase {
             return p;
         });
         Await.until("claim reconciled for the pool's label", () -> h.reconcilesStarted(Controllers.CLAIM) > settled);
-        Thread.sleep(1500);
-        assertThat(h.reconcilesStarted(Controllers.CLAIM))
+        assertThat(claimReconcilesWhenQuiet())
                 .as("claim reconciles for one pool label change")
                 .isEqualTo(settled + 1);
+    }
+
+    /** Claim reconciles started, read once the events still in flight have arrived (milliseconds here). */
+    private static double claimReconcilesWhenQuiet() throws InterruptedException {
+        Thread.sleep(1500);
+        return h.reconcilesStarted(Controllers.CLAIM);
     }
 
     private static String claimReadyReason(String ns, String name) {

@@ -17,6 +17,13 @@ class RecentWritesTest {
     private final Map<ResourceID, Sandbox> informer = new HashMap<>();
     private final RecentWrites<Sandbox> recent = new RecentWrites<>(id -> Optional.ofNullable(informer.get(id)));
 
+    /** A Sandbox at that version, already in the informer's cache. */
+    private Sandbox cached(String name, String rv) {
+        Sandbox sb = at(name, rv);
+        informer.put(ResourceID.fromResource(sb), sb);
+        return sb;
+    }
+
     private static Sandbox at(String name, String rv) {
         Sandbox sb = WarmMembersTest.member(name, "2026-01-01T00:00:00Z");
         sb.getMetadata().setResourceVersion(rv);
@@ -25,15 +32,13 @@ class RecentWritesTest {
 
     @Test
     void aWriteIsReadUntilItsEchoArrivesAndTheEchoIsNoNews() {
-        Sandbox before = at("a", "10");
-        informer.put(ResourceID.fromResource(before), before);
+        Sandbox before = cached("a", "10");
         Sandbox mine = at("a", "11");
         recent.wrote(mine);
         assertThat(recent.get(ResourceID.fromResource(mine))).containsSame(mine);
         assertThat(recent.pending()).containsExactly(mine);
 
-        Sandbox echo = at("a", "11");
-        informer.put(ResourceID.fromResource(echo), echo);
+        Sandbox echo = cached("a", "11");
         assertThat(recent.onEvent(echo)).isFalse();
         assertThat(recent.get(ResourceID.fromResource(echo))).containsSame(echo);
         assertThat(recent.pending()).isEmpty();
@@ -53,8 +58,7 @@ class RecentWritesTest {
     void aNewerEventThanTheWriteIsNewsAndReplacesIt() {
         Sandbox mine = at("a", "20");
         recent.wrote(mine);
-        Sandbox theirs = at("a", "21");
-        informer.put(ResourceID.fromResource(theirs), theirs);
+        Sandbox theirs = cached("a", "21");
         assertThat(recent.onEvent(theirs)).isTrue();
         assertThat(recent.get(ResourceID.fromResource(theirs))).containsSame(theirs);
         assertThat(recent.pending()).isEmpty();
@@ -62,8 +66,7 @@ class RecentWritesTest {
 
     @Test
     void aWriteTheCacheAlreadyHoldsOrPassedIsNotKept() {
-        Sandbox cached = at("a", "30");
-        informer.put(ResourceID.fromResource(cached), cached);
+        Sandbox cached = cached("a", "30");
         recent.wrote(at("a", "30"));
         recent.wrote(at("a", "29"));
         assertThat(recent.pending()).isEmpty();
@@ -90,8 +93,7 @@ class RecentWritesTest {
 
     @Test
     void versionsThatAreNotNumbersAreKeptUntilAnyEventOfTheirObject() {
-        Sandbox cached = at("a", "x1");
-        informer.put(ResourceID.fromResource(cached), cached);
+        Sandbox cached = cached("a", "x1");
         Sandbox mine = at("a", "x2");
         recent.wrote(mine);
         assertThat(recent.get(ResourceID.fromResource(mine))).containsSame(mine);
