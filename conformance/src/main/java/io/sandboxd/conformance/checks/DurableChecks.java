@@ -542,11 +542,17 @@ public final class DurableChecks {
     }
 
     static void attach007(CheckContext ctx) throws Exception {
-        int total = 3_000_000;
+        int before = 1_000_000;
+        int after = 2_000_000;
+        int total = before + after;
         // The stalled attacher gets a connection of its own: only the runtime may couple the two.
         // Its receive window is fixed and small: with grpc's growing default (up to 8 MiB) the
         // whole output could fit in flight, the runtime would never see the stall, and a runtime
         // that couples attachers would pass by luck.
+        // The output comes in two parts two seconds apart. The first fills the stalled attacher's
+        // window; the fast one needs the second (and the exit) to end, and that only comes once the
+        // stall is certain. With all output at once, a runtime that couples attachers could still
+        // pass by luck: the fast attacher could take everything before the stalled one filled up.
         try (Processes ps = new Processes(ctx);
                 SandboxdClient own = SandboxdClient.builder()
                         .grpcTarget(ctx.options().grpcTarget())
@@ -555,7 +561,8 @@ public final class DurableChecks {
                         .streamDeadline(Duration.ofSeconds(60))
                         .flowControlWindow(STALLED_WINDOW_BYTES)
                         .build()) {
-            int id = ps.detached(Command.shell("sleep 0.5; head -c " + total + " /dev/zero"));
+            int id = ps.detached(Command.shell(
+                    "sleep 0.5; head -c " + before + " /dev/zero; sleep 2; head -c " + after + " /dev/zero"));
             DurableAttachment stalled = own.durable().attach(DurableProcesses.byId(id), 0, 0);
             try {
                 AttachEvent firstOfStalled = stalled.next(); // then it reads nothing more for now
