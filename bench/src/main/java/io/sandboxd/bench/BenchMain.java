@@ -79,6 +79,7 @@ public final class BenchMain {
             return;
         }
         if (args.length > 0 && args[0].equals("controller")) {
+            relaunchInClientJvm(args, ClientJvm.FOR_API_STAND_IN);
             System.exit(ControllerBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
@@ -93,15 +94,20 @@ public final class BenchMain {
             System.exit(2);
             return;
         }
-        if (ClientJvm.shouldRelaunch()) {
+        relaunchInClientJvm(args, ClientJvm.FOR_CLIENT);
+        System.exit(run(o, System.out));
+    }
+
+    /** Exits with the benchmark's exit code once it has run in a {@link ClientJvm}, if it can. */
+    private static void relaunchInClientJvm(String[] args, List<String> options) {
+        if (ClientJvm.shouldRelaunch(options)) {
             try {
-                System.exit(ClientJvm.relaunch(args));
+                System.exit(ClientJvm.relaunch(args, options));
             } catch (Exception e) {
                 System.err.println("sandboxd-bench: could not start the C1-only client JVM (" + e
                         + "); measuring from this one, whose compiler threads will show in the tails");
             }
         }
-        System.exit(run(o, System.out));
     }
 
     /** Runs the benchmark; returns 1 when the baseline comparison found a regression or failure. */

@@ -14,26 +14,35 @@ import java.util.List;
  * {@code perf sched}). A Go, Python or TypeScript SDK has no such background compiler, so
  * {@code main} re-runs the benchmark in a JVM with C1 only (it compiles the client in the first
  * few hundred calls and then stays quiet) and the serial collector (no concurrent GC threads).
+ *
+ * <p>The controller benchmark's API stand-in runs in the benchmark's JVM too, on the cores the
+ * controller it serves waits for. There C2 was 40 % of that JVM's CPU samples during a paced warm
+ * burst, so it also runs with C1 only ({@link #FOR_API_STAND_IN}), but keeps G1: its store holds
+ * hundreds of MiB that live long, and the serial collector paused it for 70-170 ms at a time
+ * (G1: 7 ms at most), which the controller's latency would count (measured 2026-12-03).
  */
-final class ClientJvm {
+public final class ClientJvm {
     static final String RELAUNCHED = "sandboxd.bench.relaunched";
     /** Set to "keep" to measure with the JVM as started (e.g. to see the difference). */
     static final String KEEP_ENV = "SANDBOXD_BENCH_CLIENT_JVM";
 
-    static final List<String> OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+    /** For a client: C1 only, no concurrent GC threads. */
+    static final List<String> FOR_CLIENT = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+    /** For the controller benchmark's API stand-in: C1 only, a collector with short pauses. */
+    static final List<String> FOR_API_STAND_IN = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseG1GC");
 
     private ClientJvm() {}
 
-    /** True unless this JVM already runs with {@link #OPTIONS} or was asked to stay as it is. */
-    static boolean shouldRelaunch() {
+    /** True unless this JVM already runs with {@code options} or was asked to stay as it is. */
+    static boolean shouldRelaunch(List<String> options) {
         if (Boolean.getBoolean(RELAUNCHED) || "keep".equals(System.getenv(KEEP_ENV))) {
             return false;
         }
-        return !ManagementFactory.getRuntimeMXBean().getInputArguments().containsAll(OPTIONS);
+        return !ManagementFactory.getRuntimeMXBean().getInputArguments().containsAll(options);
     }
 
     /** One line for the report: which client JVM measured. */
-    static String describe() {
+    public static String describe() {
         List<String> args = ManagementFactory.getRuntimeMXBean().getInputArguments();
         String jit = args.contains("-XX:TieredStopAtLevel=1") ? "C1 only" : "tiered C1+C2";
         String gc = ManagementFactory.getGarbageCollectorMXBeans().get(0).getName();
@@ -41,7 +50,7 @@ final class ClientJvm {
                 + gc + ")";
     }
 
-    static List<String> command(String[] args) {
+    static List<String> command(String[] args, List<String> options) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -49,7 +58,7 @@ final class ClientJvm {
                 cmd.add(a); // keeps e.g. -Xmx or -D options the user gave
             }
         }
-        cmd.addAll(OPTIONS);
+        cmd.addAll(options);
         cmd.add("-D" + RELAUNCHED + "=true");
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
@@ -59,8 +68,8 @@ final class ClientJvm {
     }
 
     /** Runs the benchmark in the relaunched JVM, sharing this terminal; returns its exit code. */
-    static int relaunch(String[] args) throws Exception {
-        Process p = new ProcessBuilder(command(args)).inheritIO().start();
+    static int relaunch(String[] args, List<String> options) throws Exception {
+        Process p = new ProcessBuilder(command(args, options)).inheritIO().start();
         Thread stop = new Thread(() -> {
             p.destroy(); // SIGTERM: the child's own hooks stop the daemon it started
             try {

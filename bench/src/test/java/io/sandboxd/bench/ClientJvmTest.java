@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class ClientJvmTest {
     @Test
     void relaunchCommandRunsTheBenchMainWithC1AndSerialGcAndTheSameArguments() {
-        List<String> cmd = ClientJvm.command(new String[] {"--quick", "--only", "execute"});
+        List<String> cmd = ClientJvm.command(new String[] {"--quick", "--only", "execute"}, ClientJvm.FOR_CLIENT);
         assertThat(cmd.get(0)).endsWith("/bin/java");
         assertThat(cmd)
                 .containsSubsequence(
@@ -25,6 +25,21 @@ class ClientJvmTest {
         assertThat(cmd.stream().filter(a -> a.matches("-XX:[+-]Use\\w+GC"))).containsExactly("-XX:+UseSerialGC");
         assertThat(cmd.stream().filter(a -> a.startsWith("-XX:TieredStopAtLevel")))
                 .containsExactly("-XX:TieredStopAtLevel=1");
+    }
+
+    @Test
+    void theApiStandInsJvmRunsC1OnlyWithG1() {
+        List<String> cmd = ClientJvm.command(new String[] {"controller", "--claims", "10"}, ClientJvm.FOR_API_STAND_IN);
+        assertThat(cmd)
+                .containsSubsequence(
+                        "-XX:TieredStopAtLevel=1",
+                        "-XX:+UseG1GC",
+                        "-D" + ClientJvm.RELAUNCHED + "=true",
+                        BenchMain.class.getName(),
+                        "controller",
+                        "--claims",
+                        "10");
+        assertThat(cmd.stream().filter(a -> a.matches("-XX:[+-]Use\\w+GC"))).containsExactly("-XX:+UseG1GC");
     }
 
     @Test
