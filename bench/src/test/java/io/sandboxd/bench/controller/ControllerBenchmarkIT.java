@@ -52,6 +52,8 @@ class ControllerBenchmarkIT {
                 .isTrue();
         assertThat(report.getAsJsonObject("method").get("pod_defaults").getAsBoolean())
                 .isTrue();
+        assertThat(report.getAsJsonObject("method").get("api_java").getAsString())
+                .containsAnyOf("C1 only", "tiered C1+C2");
         for (String type : new String[] {"warm", "cold"}) {
             JsonObject t = report.getAsJsonObject(type);
             assertThat(t.get("claims_per_second").getAsDouble()).as(type).isPositive();
@@ -71,6 +73,9 @@ class ControllerBenchmarkIT {
             assertThat(t.get("runqueue_wait_ms_per_claim").getAsDouble())
                     .as(type)
                     .isNotNegative();
+            assertThat(t.get("bench_jvm_cpu_ms_per_claim").getAsDouble())
+                    .as("the stand-in serves every request: its JVM's CPU, " + type)
+                    .isPositive();
             JsonObject reconciles = t.getAsJsonObject("reconciles_per_claim_until_settled");
             assertThat(reconciles.keySet()).as(type).contains("sandbox", "sandboxclaim", "sandboxwarmpool");
             assertThat(reconciles.get("sandbox").getAsDouble())
