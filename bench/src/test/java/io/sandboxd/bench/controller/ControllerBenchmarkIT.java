@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * `sandboxd-bench controller` end to end against the packaged controller jar, small: 5 claims
- * per burst, no warm-up. Checks the JSON the issue asks for, not the figures' size.
+ * per burst, two warm-up rounds of 3. Checks the JSON the issue asks for, not the figures' size.
  */
 class ControllerBenchmarkIT {
     @Test
@@ -32,7 +32,9 @@ class ControllerBenchmarkIT {
             "--claims",
             "5",
             "--warmup-claims",
-            "0",
+            "3",
+            "--warmup-rounds",
+            "2",
             "--rate",
             "200",
             // Objects as an API server sends them; the warm path's 2 writes per claim must hold with them.
@@ -54,6 +56,11 @@ class ControllerBenchmarkIT {
                 .isTrue();
         assertThat(report.getAsJsonObject("method").get("api_java").getAsString())
                 .containsAnyOf("C1 only", "tiered C1+C2");
+        assertThat(report.getAsJsonObject("method").get("warmup_rounds").getAsInt())
+                .isEqualTo(2);
+        assertThat(report.get("sandboxes_at_first_burst").getAsInt())
+                .as("every warm-up round's Sandboxes deleted before the measured bursts")
+                .isZero();
         for (String type : new String[] {"warm", "cold"}) {
             JsonObject t = report.getAsJsonObject(type);
             assertThat(t.get("claims_per_second").getAsDouble()).as(type).isPositive();
