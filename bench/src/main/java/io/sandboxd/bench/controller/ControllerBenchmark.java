@@ -228,8 +228,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
     }
 
     private void warmupRound(int round) throws Exception {
-        String warm = warmupNamespaces(round).get(0);
-        String cold = warmupNamespaces(round).get(1);
+        List<String> namespaces = warmupNamespaces(round);
+        String warm = namespaces.get(0);
+        String cold = namespaces.get(1);
         createPool(warm, warmupClaims);
         awaitQuiet("warm-up pool Ready", () -> readyReplicas(warm) == warmupClaims);
         burst(warm, "w", warmupClaims, rate, () -> readyReplicas(warm) == warmupClaims);
