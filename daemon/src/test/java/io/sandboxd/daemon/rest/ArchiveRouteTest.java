@@ -3,12 +3,15 @@ package io.sandboxd.daemon.rest;
 import static io.sandboxd.daemon.rest.ExtensionRoutesTest.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
@@ -150,6 +153,28 @@ class ArchiveRouteTest {
         RawResponse r = upload("path=got", Files.readAllBytes(tmp.resolve("pax.tar")));
         assertThat(r.status()).as(r.describe()).isEqualTo(200);
         assertThat(TreeManifest.of(root.resolve("got"))).isEqualTo(TreeManifest.of(root.resolve("want")));
+    }
+
+    @Test
+    void aRefusalSentBeforeTheBodyArrivedLeavesTheConnectionUsable() throws Exception {
+        Files.createDirectories(root.resolve("taken"));
+        byte[] tar = new RawTar().file("new.txt", "new").bytes();
+        try (RawHttp c = RawHttp.connect("127.0.0.1", f.server.port(), Duration.ofSeconds(30))) {
+            byte[] whole = RawRequest.put("/sandboxd/v1alpha1/fs/archive?path=taken", tar)
+                    .toBytes(c.hostPort());
+            c.send(Arrays.copyOf(whole, whole.length - tar.length));
+            // the handler refuses at once (the target exists); the body comes later
+            assertThat(c.readAvailable(Duration.ofMillis(300)))
+                    .as("answered before the body was read")
+                    .isEmpty();
+            c.send(tar);
+            RawResponse r = c.read();
+            assertThat(r.status()).as(r.describe()).isEqualTo(409);
+            assertThat(r.header("connection")).as(r.describe()).isNull();
+            assertThat(c.send(RawRequest.get("/v1/health")).read().status())
+                    .as("the next request on the same connection")
+                    .isEqualTo(200);
+        }
     }
 
     @Test
