@@ -15,14 +15,18 @@ import java.util.Set;
  * {@link DirectoryArchives}; no filesystem logic here.
  */
 final class ArchiveHandler {
+    /**
+     * Beyond this much of a refused upload's body, the connection is closed instead of read to its
+     * end. ({@link RawBodySource} drops the rest of a file upload whose write failed the same way,
+     * over Jetty's chunks rather than a stream.)
+     */
+    static final long MAX_DISCARDED_BODY = 1 << 20;
+
     private final DirectoryArchives archives;
 
     ArchiveHandler(DirectoryArchives archives) {
         this.archives = archives;
     }
-
-    /** Beyond this much of a refused upload's body, the connection is closed instead of read to its end. */
-    static final long MAX_DISCARDED_BODY = 1 << 20;
 
     void register(ExtensionRoutes routes) {
         routes.add(HandlerType.GET, "fs/archive", this::download);
