@@ -111,18 +111,16 @@ public final class Controllers {
      * fabric8's serialization with three changes: watch events are read in one pass when their
      * object starts with its apiVersion and kind ({@link KindFirstWatchObjects}), {@code
      * metadata.managedFields} is not read ({@link StripManagedFields}), and of a Pod only what the
-     * controller reads is ({@link SlimPods}). The mapper is the one fabric8 builds by default
-     * otherwise.
+     * controller reads is ({@link SlimPods}); and JSON is read without being copied first ({@link
+     * UnbufferedSerialization}). The mapper is the one fabric8 builds by default otherwise.
      */
     public static KubernetesSerialization serialization() {
-        return new KubernetesSerialization(
-                JsonMapper.builderWithJackson2Defaults()
-                        .addModule(new Jackson2JdkTypesModule())
-                        .addMixIn(WatchEvent.class, KindFirstWatchObjects.WatchEventMixIn.class)
-                        .addMixIn(ObjectMeta.class, StripManagedFields.class)
-                        .addMixIn(Pod.class, SlimPods.PodMixIn.class)
-                        .build(),
-                true);
+        return new UnbufferedSerialization(JsonMapper.builderWithJackson2Defaults()
+                .addModule(new Jackson2JdkTypesModule())
+                .addMixIn(WatchEvent.class, KindFirstWatchObjects.WatchEventMixIn.class)
+                .addMixIn(ObjectMeta.class, StripManagedFields.class)
+                .addMixIn(Pod.class, SlimPods.PodMixIn.class)
+                .build());
     }
 
     /**
