@@ -178,6 +178,11 @@ public final class ControllerBenchmark implements Callable<Integer> {
                 result.put(type, launchType(type, out));
             }
             result.put("double_adoptions_whole_run", tracker.doubleAdoptions());
+            // Warm-up included: a full collection between the measured bursts misses their p99 but
+            // not this (the serial collector's, every 40-50 s of warm-up, took 169-294 ms).
+            GcPauses wholeRun = controller.gcPauses();
+            result.put("gc_pauses_whole_run", wholeRun.json());
+            out.printf(Locale.ROOT, "%ncontroller GC pauses, whole run: %s%n", wholeRun.json());
             Files.writeString(
                     json,
                     new GsonBuilder()
@@ -297,6 +302,8 @@ public final class ControllerBenchmark implements Callable<Integer> {
         Map<String, Double> cpuBoundMsByThreads;
         /** Until all were bound, the time the controller's threads waited, runnable, for a CPU. */
         double runQueueBoundMs;
+        /** Until all were bound, the controller's GC pauses. */
+        GcPauses gcPausesBound;
         /** Until all were bound, this JVM's CPU: the stand-in, its kubelet, creating and tracking claims. */
         double benchCpuBoundMs;
 
@@ -343,6 +350,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         sampler.start();
         int before = api.requests().size();
         Map<String, double[]> reconcilesAtStart = controller.reconciles();
+        GcPauses gcAtStart = controller.gcPauses();
         Map<Long, ThreadCpu.Sample> threadsAtStart = ThreadCpu.read(controller.pid());
         p.cpuStart = controller.cpuMillis();
         long benchCpuStart = BENCH_OS.getProcessCpuTime();
@@ -369,6 +377,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         p.cpuBoundMsByThreads = ThreadCpu.millisByGroup(
                 threadsAtStart, threadsAtBound, p.cpuBoundMs, ControllerProcess.TICKS_PER_SECOND);
         p.runQueueBoundMs = ThreadCpu.runQueueMillis(threadsAtStart, threadsAtBound);
+        p.gcPausesBound = controller.gcPauses().since(gcAtStart);
         awaitQuiet(ns + " settled", settled);
         sampling.set(false);
         sampler.join();
@@ -404,6 +413,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         paced.cpuBoundMsByThreads.forEach((k, v) -> byThreads.put(k, v / f.claims));
         m.put("cpu_ms_per_claim_by_threads", round(byThreads));
         m.put("runqueue_wait_ms_per_claim", BurstFigures.round(paced.runQueueBoundMs / f.claims));
+        m.put("gc_pauses", paced.gcPausesBound.json());
         m.put("bench_jvm_cpu_ms_per_claim", BurstFigures.round(paced.benchCpuBoundMs / f.claims));
         // How often each controller reconciled per claim until settled, and the mean reconcile's
         // wall time: a count that does not swing with the machine's load, unlike the CPU figures.
@@ -460,6 +470,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         row(out, "CPU ms per claim (to settled)", m.get("cpu_ms_per_claim_until_settled"));
         out.printf(Locale.ROOT, "  CPU ms per claim by threads: %s%n", m.get("cpu_ms_per_claim_by_threads"));
         row(out, "ms per claim waiting for a CPU (to all bound)", m.get("runqueue_wait_ms_per_claim"));
+        out.printf(Locale.ROOT, "  GC pauses (paced, to all bound): %s%n", m.get("gc_pauses"));
         row(out, "bench JVM (stand-in) CPU ms per claim", m.get("bench_jvm_cpu_ms_per_claim"));
         out.printf(
                 Locale.ROOT, "  reconciles per claim (to settled): %s%n", m.get("reconciles_per_claim_until_settled"));

@@ -185,6 +185,18 @@ final class ControllerProcess implements AutoCloseable {
         return out;
     }
 
+    /** The GC pauses so far, from the controller's own /metrics ({@code jvm_gc_pause_seconds}). */
+    GcPauses gcPauses() {
+        try {
+            return GcPauses.parse(get("/metrics").body());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the controller's /metrics: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted reading the controller's /metrics", e);
+        }
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket()) {
             s.bind(new InetSocketAddress("127.0.0.1", 0));

@@ -41,8 +41,9 @@ class ControllerBenchmarkIT {
             "--managed-fields",
             "--pod-defaults",
             // C1 only: a short run does not pay back C2's compile time (most of its CPU on a busy machine).
+            // A small young generation: the run collects often, so the pause histogram has pauses to show.
             "--controller-jvm-opts",
-            "-XX:+UseSerialGC -Xss512k -Xmx256m -XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC -Xss512k -Xmx256m -Xmn8m -XX:TieredStopAtLevel=1",
             "--json",
             json.toString()
         });
@@ -99,12 +100,29 @@ class ControllerBenchmarkIT {
             assertThat(t.get("heap_used_mib_peak").getAsDouble()).as(type).isPositive();
             assertThat(t.get("rss_mib_peak").getAsDouble()).as(type).isPositive();
             assertThat(t.get("double_adoptions").getAsLong()).as(type).isZero();
+            assertThat(t.getAsJsonObject("gc_pauses").keySet())
+                    .as(type)
+                    .contains("count", "total_ms", "longer_than_20ms", "longest_at_most_ms");
             assertThat(t.get("bound").getAsInt()).as("paced + flood, " + type).isEqualTo(10);
         }
         assertThat(report.getAsJsonObject("warm").get("warm").getAsInt()).isEqualTo(10);
         assertThat(report.getAsJsonObject("warm").get("writes_per_claim").getAsDouble())
                 .isEqualTo(2.0);
         assertThat(report.getAsJsonObject("cold").get("warm").getAsInt()).isZero();
+        JsonObject gc = report.getAsJsonObject("gc_pauses_whole_run");
+        long pauses = gc.get("count").getAsLong();
+        assertThat(pauses).as("the controller's GC pauses over the run").isPositive();
+        assertThat(pauses)
+                .as("the whole run holds each burst's pauses")
+                .isGreaterThanOrEqualTo(report.getAsJsonObject("warm")
+                                .getAsJsonObject("gc_pauses")
+                                .get("count")
+                                .getAsLong()
+                        + report.getAsJsonObject("cold")
+                                .getAsJsonObject("gc_pauses")
+                                .get("count")
+                                .getAsLong());
+        assertThat(gc.get("longest_at_most_ms").getAsDouble()).isPositive();
         assertThat(ProcessHandle.current()
                         .descendants()
                         .filter(p -> p.info().commandLine().orElse("").contains("sandboxd-controller.jar"))
