@@ -108,7 +108,7 @@ public final class Controllers {
     }
 
     /**
-     * fabric8's serialization with three changes: watch events are read in one pass when their
+     * fabric8's serialization with four changes: watch events are read in one pass when their
      * object starts with its apiVersion and kind ({@link KindFirstWatchObjects}), {@code
      * metadata.managedFields} is not read ({@link StripManagedFields}), and of a Pod only what the
      * controller reads is ({@link SlimPods}); and JSON is read without being copied first ({@link

@@ -2,6 +2,7 @@ package io.sandboxd.controller.app;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
 import java.io.InputStream;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
@@ -67,7 +68,7 @@ final class UnbufferedSerialization extends KubernetesSerialization {
             in.reset();
             if (c != '{' && c != '[') return super.unmarshal(in, type);
             return json.readerFor(type).readValue(in);
-        } catch (java.io.IOException | JacksonException e) {
+        } catch (IOException | JacksonException e) {
             throw new KubernetesClientException("An error has occurred.", e);
         }
     }
