@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.JavaType;
 import tools.jackson.databind.ObjectMapper;
 
 /**
@@ -38,17 +39,15 @@ final class UnbufferedSerialization extends KubernetesSerialization {
 
     @Override
     public <T> T unmarshal(String str, TypeReference<T> type) {
-        if (!startsLikeJson(str)) return super.unmarshal(str, type);
-        try {
-            return json.readerFor(type).readValue(str);
-        } catch (JacksonException e) {
-            throw new KubernetesClientException("An error has occurred.", e);
-        }
+        return startsLikeJson(str) ? read(str, json.getTypeFactory().constructType(type)) : super.unmarshal(str, type);
     }
 
     @Override
     public <T> T unmarshal(String str, Class<T> type) {
-        if (!startsLikeJson(str)) return super.unmarshal(str, type);
+        return startsLikeJson(str) ? read(str, json.getTypeFactory().constructType(type)) : super.unmarshal(str, type);
+    }
+
+    private <T> T read(String str, JavaType type) {
         try {
             return json.readerFor(type).readValue(str);
         } catch (JacksonException e) {
