@@ -159,42 +159,35 @@ final class ControllerProcess implements AutoCloseable {
         }
     }
 
-    /**
-     * Reconciles run so far and the seconds they took, per JOSDK controller name, from the
-     * controller's own /metrics ({@code reconciliations_execution_duration_seconds}).
-     */
-    Map<String, double[]> reconciles() {
-        String prefix = "reconciliations_execution_duration_seconds_";
-        Map<String, double[]> out = new TreeMap<>();
+    /** The controller's /metrics as Prometheus text; one scrape serves every figure read from it. */
+    String metrics() {
         try {
-            for (String line : get("/metrics").body().split("\n")) {
-                boolean count = line.startsWith(prefix + "count{");
-                if (!count && !line.startsWith(prefix + "sum{")) continue;
-                int at = line.indexOf("controller_name=\"");
-                if (at < 0) continue;
-                String name = line.substring(at + 17, line.indexOf('"', at + 17));
-                double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-                out.computeIfAbsent(name, k -> new double[2])[count ? 0 : 1] = v;
-            }
+            return get("/metrics").body();
         } catch (IOException e) {
             throw new IllegalStateException("cannot read the controller's /metrics: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted reading the controller's /metrics", e);
         }
-        return out;
     }
 
-    /** The GC pauses so far, from the controller's own /metrics ({@code jvm_gc_pause_seconds}). */
-    GcPauses gcPauses() {
-        try {
-            return GcPauses.parse(get("/metrics").body());
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read the controller's /metrics: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted reading the controller's /metrics", e);
+    /**
+     * Reconciles run so far and the seconds they took, per JOSDK controller name, from the
+     * controller's /metrics ({@code reconciliations_execution_duration_seconds}).
+     */
+    static Map<String, double[]> reconcilesIn(String metrics) {
+        String prefix = "reconciliations_execution_duration_seconds_";
+        Map<String, double[]> out = new TreeMap<>();
+        for (String line : metrics.split("\n")) {
+            boolean count = line.startsWith(prefix + "count{");
+            if (!count && !line.startsWith(prefix + "sum{")) continue;
+            int at = line.indexOf("controller_name=\"");
+            if (at < 0) continue;
+            String name = line.substring(at + 17, line.indexOf('"', at + 17));
+            double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            out.computeIfAbsent(name, k -> new double[2])[count ? 0 : 1] = v;
         }
+        return out;
     }
 
     static int freePort() throws IOException {

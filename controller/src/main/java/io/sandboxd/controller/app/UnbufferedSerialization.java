@@ -51,7 +51,7 @@ final class UnbufferedSerialization extends KubernetesSerialization {
         try {
             return json.readerFor(type).readValue(str);
         } catch (JacksonException e) {
-            throw new KubernetesClientException("An error has occurred.", e);
+            throw readFailure(e);
         }
     }
 
@@ -68,8 +68,13 @@ final class UnbufferedSerialization extends KubernetesSerialization {
             if (c != '{' && c != '[') return super.unmarshal(in, type);
             return json.readerFor(type).readValue(in);
         } catch (IOException | JacksonException e) {
-            throw new KubernetesClientException("An error has occurred.", e);
+            throw readFailure(e);
         }
+    }
+
+    /** As fabric8 words a read that failed. */
+    private static KubernetesClientException readFailure(Exception e) {
+        return new KubernetesClientException("An error has occurred.", e);
     }
 
     static boolean startsLikeJson(String s) {
