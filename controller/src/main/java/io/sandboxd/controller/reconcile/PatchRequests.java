@@ -42,8 +42,9 @@ final class PatchRequests {
     };
 
     /**
-     * The object's URL: {@code <master>/api[s]/<group/>version[/namespaces/<ns>]/<plural>/<name>[/status]}.
-     * Names and namespaces are the API server's own (DNS labels and subdomains): nothing to escape.
+     * The object's URL: {@code <master>/api[s]/<group/>version[/namespaces/<ns>]/<plural>/<name>[/status]},
+     * or its collection's without a name (a create's). Names and namespaces are the API server's own
+     * (DNS labels and subdomains): nothing to escape.
      */
     static String url(
             String masterUrl, Class<? extends HasMetadata> type, String namespace, String name, boolean status) {
@@ -54,7 +55,10 @@ final class PatchRequests {
         if (namespace != null && !namespace.isEmpty()) {
             b.append("/namespaces/").append(namespace);
         }
-        b.append('/').append(kind[1]).append('/').append(name);
+        b.append('/').append(kind[1]);
+        if (name != null) {
+            b.append('/').append(name);
+        }
         if (status) {
             b.append("/status");
         }
@@ -80,15 +84,25 @@ final class PatchRequests {
     }
 
     private static byte[] sendForBody(KubernetesClient client, HasMetadata current, boolean status, String jsonPatch) {
-        HttpClient http = client.getHttpClient();
-        HttpRequest request = http.newHttpRequestBuilder()
-                .uri(url(
+        return exchange(
+                client,
+                "PATCH",
+                url(
                         client.getConfiguration().getMasterUrl(),
                         current.getClass(),
                         current.getMetadata().getNamespace(),
                         current.getMetadata().getName(),
-                        status))
-                .method("PATCH", JSON_PATCH, jsonPatch)
+                        status),
+                JSON_PATCH,
+                jsonPatch);
+    }
+
+    /** One request with a body through the client's HTTP client: the answer's body, or fabric8's exception for a refusal. */
+    static byte[] exchange(KubernetesClient client, String method, String url, String contentType, String body) {
+        HttpClient http = client.getHttpClient();
+        HttpRequest request = http.newHttpRequestBuilder()
+                .uri(url)
+                .method(method, contentType, body)
                 .build();
         HttpResponse<byte[]> response = await(request, http.sendAsync(request, byte[].class), client);
         if (!response.isSuccessful()) {

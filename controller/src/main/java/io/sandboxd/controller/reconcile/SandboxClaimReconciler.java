@@ -296,7 +296,7 @@ public class SandboxClaimReconciler implements Reconciler<SandboxClaim> {
         }
         Sandbox want = ClaimSandboxes.cold(claim, tpl);
         try {
-            Sandbox created = client.resource(want).create();
+            Sandbox created = CreateRequests.create(client, want);
             sandboxes.wrote(created);
             recordBind(claim, coldBind);
             LOG.atInfo()

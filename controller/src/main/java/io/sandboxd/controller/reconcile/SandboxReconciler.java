@@ -200,10 +200,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
             PersistentVolumeClaim have = res.get();
             if (have == null) {
                 try {
-                    client.persistentVolumeClaims()
-                            .inNamespace(ns)
-                            .resource(want)
-                            .create();
+                    CreateRequests.createUnread(client, want);
                     continue;
                 } catch (KubernetesClientException e) {
                     if (!Kube.conflict(e)) throw new ReconcileException("create PVC \"" + n + "\": " + Kube.message(e));
@@ -313,8 +310,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         Pod desired = DesiredPod.build(sb);
         try {
             // Its echo sets off no reconcile, even when it overtakes the create's response.
-            Pod created = pods.eventFilteringUpdateAndCacheResource(
-                    desired, d -> client.pods().inNamespace(ns).resource(d).create());
+            Pod created = pods.eventFilteringUpdateAndCacheResource(desired, d -> CreateRequests.create(client, d));
             LOG.atInfo()
                     .addKeyValue("sandbox", key(sb))
                     .addKeyValue("pod", created.getMetadata().getName())
@@ -412,8 +408,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
             }
             try {
                 services.eventFilteringUpdateAndCacheResource(
-                        DesiredService.build(sb),
-                        d -> client.services().inNamespace(ns).resource(d).create());
+                        DesiredService.build(sb), d -> CreateRequests.create(client, d));
                 setService(st, name, ns);
                 return new ServiceResult(true, true);
             } catch (KubernetesClientException e) {

@@ -81,14 +81,7 @@ public class SandboxTemplateReconciler implements Reconciler<SandboxTemplate> {
         NetworkPolicy want = DesiredNetworkPolicy.build(t);
         if (have == null) {
             try {
-                policies.handleRecentResourceCreate(
-                        npId,
-                        client.network()
-                                .v1()
-                                .networkPolicies()
-                                .inNamespace(ns)
-                                .resource(want)
-                                .create());
+                policies.handleRecentResourceCreate(npId, CreateRequests.create(client, want));
                 LOG.atInfo()
                         .addKeyValue("template", ns + "/" + t.getMetadata().getName())
                         .addKeyValue("networkPolicy", npName)

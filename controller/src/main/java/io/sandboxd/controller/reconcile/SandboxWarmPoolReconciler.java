@@ -204,8 +204,8 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
                         PoolSandboxes.memberName(pool.getMetadata().getName()),
                         true);
                 try {
-                    Sandbox created = client.resource(sb).create();
-                    creates.put(created.getMetadata().getName(), now);
+                    CreateRequests.createUnread(client, sb);
+                    creates.put(sb.getMetadata().getName(), now);
                 } catch (KubernetesClientException e) {
                     if (!Kube.conflict(e)) throw e; // a name clash: the next pass tries another name
                 }

@@ -1,0 +1,138 @@
+package io.sandboxd.controller.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.sandboxd.controller.model.Sandbox;
+import io.sandboxd.controller.standin.ApiStandIn;
+import io.sandboxd.controller.standin.ObjectStore;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Creates sent straight through the HTTP client answer exactly as fabric8's own create does. */
+class CreateRequestsTest {
+    ApiStandIn api;
+    ObjectStore store;
+    KubernetesClient client;
+
+    @BeforeEach
+    void start() throws Exception {
+        store = new ObjectStore();
+        api = new ApiStandIn(store);
+        client = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(Config.empty())
+                        .withMasterUrl(api.url())
+                        .withNamespace("default")
+                        .withRequestTimeout(30_000)
+                        .build())
+                .build();
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        api.close();
+    }
+
+    @Test
+    void theCollectionUrlHasNoName() {
+        assertThat(PatchRequests.url("https://api:6443/", Pod.class, "ns", null, false))
+                .isEqualTo("https://api:6443/api/v1/namespaces/ns/pods");
+        assertThat(PatchRequests.url("https://api:6443", Sandbox.class, "team-a", null, false))
+                .isEqualTo("https://api:6443/apis/agents.x-k8s.io/v1beta1/namespaces/team-a/sandboxes");
+    }
+
+    @Test
+    void aCreateAnswersTheObjectTheServerMadeAsFabric8sDoes() {
+        Pod ours = CreateRequests.create(client, pod("ns", "ours"));
+        Pod theirs = client.resource(pod("ns", "theirs")).create();
+        assertThat(ours.getMetadata().getUid()).isNotBlank();
+        assertThat(ours.getMetadata().getResourceVersion()).isNotBlank();
+        assertThat(ours.getStatus().getPhase())
+                .as("what only the server sets comes back")
+                .isEqualTo(theirs.getStatus().getPhase())
+                .isEqualTo("Pending");
+        assertThat(withoutIdentity(ours)).isEqualTo(withoutIdentity(theirs));
+        assertThat(store.get(store.kindOf("pods"), "ns", "ours")
+                        .path("metadata")
+                        .path("uid")
+                        .asString())
+                .isEqualTo(ours.getMetadata().getUid());
+    }
+
+    @Test
+    void anUnreadCreateStillCreatesInTheObjectsOwnNamespace() {
+        CreateRequests.createUnread(client, pod("team-b", "p"));
+        assertThat(client.pods().inNamespace("team-b").withName("p").get()).isNotNull();
+        assertThat(client.pods().inNamespace("default").withName("p").get()).isNull();
+    }
+
+    @Test
+    void aNameTakenIsRefusedWithTheSameStatusAsFabric8s() {
+        client.resource(pod("ns", "taken")).create();
+        KubernetesClientException ours = catchIt(() -> CreateRequests.create(client, pod("ns", "taken")));
+        KubernetesClientException theirs =
+                catchIt(() -> client.resource(pod("ns", "taken")).create());
+        assertThat(Kube.conflict(ours)).isTrue();
+        assertThat(ours.getCode()).isEqualTo(theirs.getCode()).isEqualTo(409);
+        assertThat(ours.getStatus().getReason()).isEqualTo(theirs.getStatus().getReason());
+        assertThat(Kube.message(ours)).isEqualTo(Kube.message(theirs));
+        assertThat(catchIt(() -> {
+                            CreateRequests.createUnread(client, pod("ns", "taken"));
+                            return null;
+                        })
+                        .getCode())
+                .isEqualTo(409);
+    }
+
+    @Test
+    void aNamespacedObjectWithoutANamespaceIsNotSentToTheClientsDefault() {
+        assertThatThrownBy(() -> CreateRequests.create(client, pod(null, "lost")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("Pod \"lost\" has no namespace to be created in");
+        assertThat(client.pods().inNamespace("default").withName("lost").get()).isNull();
+    }
+
+    private static Pod withoutIdentity(Pod p) {
+        Pod c = new PodBuilder(p).build();
+        c.getMetadata().setName(null);
+        c.getMetadata().setUid(null);
+        c.getMetadata().setResourceVersion(null);
+        c.getMetadata().setCreationTimestamp(null);
+        return c;
+    }
+
+    private static KubernetesClientException catchIt(java.util.function.Supplier<?> call) {
+        Throwable[] caught = new Throwable[1];
+        assertThatThrownBy(call::get)
+                .isInstanceOf(KubernetesClientException.class)
+                .satisfies(t -> caught[0] = t);
+        return (KubernetesClientException) caught[0];
+    }
+
+    private static Pod pod(String ns, String name) {
+        return new PodBuilder()
+                .withMetadata(new ObjectMetaBuilder()
+                        .withName(name)
+                        .withNamespace(ns)
+                        .withLabels(Map.of("app", "x"))
+                        .build())
+                .withNewSpec()
+                .addNewContainer()
+                .withName("main")
+                .withImage("sandboxd:test")
+                .endContainer()
+                .endSpec()
+                .build();
+    }
+}
