@@ -6,13 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.sandboxd.controller.model.Sandbox;
-import io.sandboxd.controller.standin.ApiStandIn;
 import io.sandboxd.controller.standin.ObjectStore;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -21,27 +17,20 @@ import org.junit.jupiter.api.Test;
 
 /** Creates sent straight through the HTTP client answer exactly as fabric8's own create does. */
 class CreateRequestsTest {
-    ApiStandIn api;
+    StandInClient standIn;
     ObjectStore store;
     KubernetesClient client;
 
     @BeforeEach
     void start() throws Exception {
-        store = new ObjectStore();
-        api = new ApiStandIn(store);
-        client = new KubernetesClientBuilder()
-                .withConfig(new ConfigBuilder(Config.empty())
-                        .withMasterUrl(api.url())
-                        .withNamespace("default")
-                        .withRequestTimeout(30_000)
-                        .build())
-                .build();
+        standIn = new StandInClient("default");
+        store = standIn.store;
+        client = standIn.client;
     }
 
     @AfterEach
     void stop() {
-        client.close();
-        api.close();
+        standIn.close();
     }
 
     @Test
@@ -80,14 +69,15 @@ class CreateRequestsTest {
     @Test
     void aNameTakenIsRefusedWithTheSameStatusAsFabric8s() {
         client.resource(pod("ns", "taken")).create();
-        KubernetesClientException ours = catchIt(() -> CreateRequests.create(client, pod("ns", "taken")));
-        KubernetesClientException theirs =
-                catchIt(() -> client.resource(pod("ns", "taken")).create());
+        KubernetesClientException ours =
+                PatchRequestsTest.catchIt(() -> CreateRequests.create(client, pod("ns", "taken")));
+        KubernetesClientException theirs = PatchRequestsTest.catchIt(
+                () -> client.resource(pod("ns", "taken")).create());
         assertThat(Kube.conflict(ours)).isTrue();
         assertThat(ours.getCode()).isEqualTo(theirs.getCode()).isEqualTo(409);
         assertThat(ours.getStatus().getReason()).isEqualTo(theirs.getStatus().getReason());
         assertThat(Kube.message(ours)).isEqualTo(Kube.message(theirs));
-        assertThat(catchIt(() -> {
+        assertThat(PatchRequestsTest.catchIt(() -> {
                             CreateRequests.createUnread(client, pod("ns", "taken"));
                             return null;
                         })
@@ -110,14 +100,6 @@ class CreateRequestsTest {
         c.getMetadata().setResourceVersion(null);
         c.getMetadata().setCreationTimestamp(null);
         return c;
-    }
-
-    private static KubernetesClientException catchIt(java.util.function.Supplier<?> call) {
-        Throwable[] caught = new Throwable[1];
-        assertThatThrownBy(call::get)
-                .isInstanceOf(KubernetesClientException.class)
-                .satisfies(t -> caught[0] = t);
-        return (KubernetesClientException) caught[0];
     }
 
     private static Pod pod(String ns, String name) {

@@ -7,18 +7,13 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.sandboxd.controller.core.JsonPatch;
 import io.sandboxd.controller.model.Sandbox;
 import io.sandboxd.controller.model.SandboxClaim;
-import io.sandboxd.controller.standin.ApiStandIn;
-import io.sandboxd.controller.standin.ObjectStore;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -27,26 +22,18 @@ import org.junit.jupiter.api.Test;
 
 /** Patches sent straight through the HTTP client answer exactly as fabric8's own patch does. */
 class PatchRequestsTest {
-    ApiStandIn api;
+    StandInClient standIn;
     KubernetesClient client;
 
-    /** The API stand-in, not fabric8's mock: it refuses a failed "test" op with 422 as the API server does. */
     @BeforeEach
     void start() throws Exception {
-        api = new ApiStandIn(new ObjectStore());
-        client = new KubernetesClientBuilder()
-                .withConfig(new ConfigBuilder(Config.empty())
-                        .withMasterUrl(api.url())
-                        .withNamespace("ns")
-                        .withRequestTimeout(30_000)
-                        .build())
-                .build();
+        standIn = new StandInClient("ns");
+        client = standIn.client;
     }
 
     @AfterEach
     void stop() {
-        client.close();
-        api.close();
+        standIn.close();
     }
 
     @Test
@@ -192,7 +179,7 @@ class PatchRequestsTest {
         assertThat(Kube.message(a)).isEqualTo(Kube.message(b));
     }
 
-    private static KubernetesClientException catchIt(Supplier<?> call) {
+    static KubernetesClientException catchIt(Supplier<?> call) {
         Throwable[] caught = new Throwable[1];
         assertThatThrownBy(() -> call.get())
                 .isInstanceOf(KubernetesClientException.class)
