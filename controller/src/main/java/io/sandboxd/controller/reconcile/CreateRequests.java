@@ -13,7 +13,7 @@ import java.io.ByteArrayInputStream;
  * which binds the object, was another fifth).
  */
 final class CreateRequests {
-    static final String JSON = "application/json";
+    private static final String JSON = "application/json";
 
     private CreateRequests() {}
 

@@ -486,8 +486,8 @@ public final class ObjectStore {
             if (had == null) o.withObjectProperty("metadata").remove("managedFields");
             else o.withObjectProperty("metadata").set("managedFields", had);
         }
-        if (old != null && sameVersion(o, old) && o.equals(old))
-            return old; // a no-op write keeps its version, as etcd does
+        // Stored objects carry their resourceVersion as setRv wrote it, so equal means unchanged.
+        if (old != null && o.equals(old)) return old; // a no-op write keeps its version, as etcd does
         if (managedFields) {
             o.withObjectProperty("metadata")
                     .set(
@@ -514,24 +514,15 @@ public final class ObjectStore {
         resourceVersion++;
         JsonNode md = old.path("metadata");
         t.objects.remove(key(md.path("namespace").asString(""), md.path("name").asString("")));
-        ObjectNode gone = setRv(old.deepCopy(), resourceVersion);
+        ObjectNode gone = setRv((ObjectNode) old.deepCopy(), resourceVersion);
         publish(t, event(t.kind, "DELETED", gone, old));
         for (WriteListener l : listeners) l.onWrite(t.kind, old, null);
         return gone;
     }
 
-    private static ObjectNode setRv(JsonNode o, long rv) {
-        ObjectNode c = (ObjectNode) o;
-        c.withObjectProperty("metadata").put("resourceVersion", Long.toString(rv));
-        return c;
-    }
-
-    /** Whether {@code o} carries the stored object's resourceVersion (stored ones carry it as {@link #setRv} wrote it). */
-    private static boolean sameVersion(JsonNode o, JsonNode stored) {
-        return o.path("metadata")
-                .path("resourceVersion")
-                .asString("")
-                .equals(stored.path("metadata").path("resourceVersion").asString(""));
+    private static ObjectNode setRv(ObjectNode o, long rv) {
+        o.withObjectProperty("metadata").put("resourceVersion", Long.toString(rv));
+        return o;
     }
 
     private void publish(Table t, Event e) {
