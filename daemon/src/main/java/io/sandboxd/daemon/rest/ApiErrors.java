@@ -27,6 +27,18 @@ final class ApiErrors {
         ctx.status(status);
         ctx.res().setContentType("application/json");
         ctx.res().setContentLength(body.length);
+        if (bodyLeftUnread(ctx)) {
+            // Jetty closes a connection whose request body was not read, after the response went
+            // out without saying so; a client that pooled it then fails its next request with no
+            // answer at all (seen in CI: a PUT refused by If-Match, then the next PUT). Saying it
+            // in the response makes every HTTP/1.1 client open a new connection instead.
+            ctx.header("Connection", "close");
+        }
         ctx.result(body);
+    }
+
+    /** Reads what of the body has arrived without waiting; true if some of it is still to come. */
+    private static boolean bodyLeftUnread(Context ctx) {
+        return !CoreRequest.of(ctx).consumeAvailable();
     }
 }

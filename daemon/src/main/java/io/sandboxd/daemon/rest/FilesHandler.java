@@ -21,8 +21,6 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
-import org.eclipse.jetty.server.Request;
 
 /**
  * {@code GET|HEAD|PUT|DELETE /v1/files/{path}} (runtime-contract §2.3–2.5): maps HTTP requests, headers
@@ -154,18 +152,9 @@ final class FilesHandler {
         String boundary = MultipartFileSource.formDataBoundary(ctx.header("Content-Type"));
         ContentSource source = boundary != null
                 ? new MultipartFileSource(new MinimumRateInputStream(ctx.req().getInputStream()), boundary)
-                : new RawBodySource(coreRequest(ctx), uploadBuffers, new MinimumRate());
+                : new RawBodySource(CoreRequest.of(ctx), uploadBuffers, new MinimumRate());
         store.write(path, source, options);
         noContent(ctx);
-    }
-
-    /** Jetty's own request under the servlet API: its body reads hand out the network buffers. */
-    private static Request coreRequest(Context ctx) {
-        ServletContextRequest r = ServletContextRequest.getServletContextRequest(ctx.req());
-        if (r == null) {
-            throw new IllegalStateException("not running on Jetty's servlet container");
-        }
-        return r;
     }
 
     /** 204 carries no body, so no Content-Type either (Javalin presets text/plain). */

@@ -2,6 +2,7 @@ package io.sandboxd.daemon.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sandboxd.testkit.raw.RawHttp;
 import io.sandboxd.testkit.raw.RawRequest;
 import io.sandboxd.testkit.raw.RawResponse;
 import java.nio.charset.StandardCharsets;
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -592,6 +594,30 @@ class RestApiTest {
                 412,
                 "PRECONDITION_FAILED");
         assertThat(Files.readString(root.resolve("c.txt"))).isEqualTo("v2");
+    }
+
+    @Test
+    void anErrorSentBeforeTheBodyIsReadSaysTheConnectionCloses() throws Exception {
+        Files.writeString(root.resolve("c.txt"), "v1");
+        try (RawHttp c = RawHttp.connect("127.0.0.1", f.server.port(), Duration.ofSeconds(10))) {
+            // only the head: the body is still on its way when the precondition fails
+            c.send("PUT /v1/files/c.txt HTTP/1.1\r\nHost: x\r\nIf-Match: \"nope\"\r\nContent-Length: 2\r\n\r\n");
+            RawResponse r = c.read();
+            assertThat(r.status()).isEqualTo(412);
+            assertThat(r.header("Connection")).isEqualToIgnoringCase("close");
+            assertThat(c.closedByPeer()).isTrue();
+        }
+        // an error after the whole body was read keeps the connection for the next request
+        try (RawHttp c = RawHttp.connect("127.0.0.1", f.server.port(), Duration.ofSeconds(10))) {
+            c.send(RawRequest.of("PUT", "/v1/files/c.txt")
+                    .header("X-Content-SHA256", "00".repeat(32))
+                    .body(b("v2")));
+            RawResponse r = c.read();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.header("Connection")).isNull();
+            c.send(RawRequest.get("/v1/files/c.txt"));
+            assertThat(c.read().text()).isEqualTo("v1");
+        }
     }
 
     // ---- 2.5 DELETE
