@@ -32,16 +32,17 @@ public final class PoolSandboxes {
     /** {@code hashes}: {@link Blueprints#hashes} of {@code t}, which the caller may have kept from an earlier build. */
     public static Sandbox build(
             SandboxWarmPool pool, SandboxTemplate t, Blueprints.Hashes hashes, String name, boolean markSafeToEvict) {
+        return member(pool, t, hashes, name, spec(pool, t, hashes, markSafeToEvict));
+    }
+
+    /**
+     * The spec every member of {@code pool} built from this version of {@code t} gets: a new
+     * object, which {@link #member} may share between members that are only serialized.
+     */
+    public static SandboxSpec spec(
+            SandboxWarmPool pool, SandboxTemplate t, Blueprints.Hashes hashes, boolean markSafeToEvict) {
         String poolHash = NameHash.of(pool.getMetadata().getName());
         String tplHash = NameHash.of(t.getMetadata().getName());
-        Map<String, String> labels = new LinkedHashMap<>();
-        labels.put(Keys.WARM_POOL_SANDBOX, poolHash);
-        labels.put(Keys.TEMPLATE_REF_HASH, tplHash);
-        labels.put(Keys.LAUNCH_TYPE, "warm");
-        labels.put(Keys.POD_TEMPLATE_HASH, hashes.podTemplate());
-        labels.put(Keys.TEMPLATE_HASH, hashes.blueprint());
-        labels.put(Keys.CREATED_BY, "controller");
-
         SandboxSpec spec = Blueprints.specFrom(t);
         ObjectMeta ptm = spec.getPodTemplate().getMetadata() == null
                 ? new ObjectMeta()
@@ -49,8 +50,8 @@ public final class PoolSandboxes {
         Map<String, String> pl = ptm.getLabels() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(ptm.getLabels());
         pl.put(Keys.WARM_POOL_SANDBOX, poolHash);
         pl.put(Keys.TEMPLATE_REF_HASH, tplHash);
-        pl.put(Keys.POD_TEMPLATE_HASH, labels.get(Keys.POD_TEMPLATE_HASH));
-        pl.put(Keys.TEMPLATE_HASH, labels.get(Keys.TEMPLATE_HASH));
+        pl.put(Keys.POD_TEMPLATE_HASH, hashes.podTemplate());
+        pl.put(Keys.TEMPLATE_HASH, hashes.blueprint());
         ptm.setLabels(pl);
         if (markSafeToEvict) {
             Map<String, String> pa =
@@ -60,6 +61,19 @@ public final class PoolSandboxes {
         }
         spec.getPodTemplate().setMetadata(ptm);
         Blueprints.applySecureDefaults(spec.getPodTemplate().getSpec(), t);
+        return spec;
+    }
+
+    /** A member named {@code name} with {@code spec} (from {@link #spec}) as its spec, not a copy of it. */
+    public static Sandbox member(
+            SandboxWarmPool pool, SandboxTemplate t, Blueprints.Hashes hashes, String name, SandboxSpec spec) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(Keys.WARM_POOL_SANDBOX, NameHash.of(pool.getMetadata().getName()));
+        labels.put(Keys.TEMPLATE_REF_HASH, NameHash.of(t.getMetadata().getName()));
+        labels.put(Keys.LAUNCH_TYPE, "warm");
+        labels.put(Keys.POD_TEMPLATE_HASH, hashes.podTemplate());
+        labels.put(Keys.TEMPLATE_HASH, hashes.blueprint());
+        labels.put(Keys.CREATED_BY, "controller");
 
         Sandbox sb = new Sandbox();
         sb.getMetadata().setName(name);

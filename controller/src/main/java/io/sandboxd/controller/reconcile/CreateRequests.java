@@ -19,9 +19,14 @@ final class CreateRequests {
 
     /** Creates {@code item} in its own namespace: the object the API server made of it. */
     static <T extends HasMetadata> T create(KubernetesClient client, T item) {
+        return create(client, item, client.getKubernetesSerialization().asJson(item));
+    }
+
+    /** {@link #create(KubernetesClient, HasMetadata)} with {@code body}, the JSON of {@code item}, made by the caller. */
+    static <T extends HasMetadata> T create(KubernetesClient client, T item, String body) {
         @SuppressWarnings("unchecked")
         Class<T> type = (Class<T>) item.getClass();
-        return client.getKubernetesSerialization().unmarshal(new ByteArrayInputStream(post(client, item)), type);
+        return client.getKubernetesSerialization().unmarshal(new ByteArrayInputStream(post(client, item, body)), type);
     }
 
     /**
@@ -29,10 +34,15 @@ final class CreateRequests {
      * named the object itself and learns the rest from its watch event.
      */
     static void createUnread(KubernetesClient client, HasMetadata item) {
-        post(client, item);
+        createUnread(client, item, client.getKubernetesSerialization().asJson(item));
     }
 
-    private static byte[] post(KubernetesClient client, HasMetadata item) {
+    /** {@link #createUnread(KubernetesClient, HasMetadata)} with {@code body}, the JSON of {@code item}. */
+    static void createUnread(KubernetesClient client, HasMetadata item, String body) {
+        post(client, item, body);
+    }
+
+    private static byte[] post(KubernetesClient client, HasMetadata item, String body) {
         String ns = item.getMetadata().getNamespace();
         if (item instanceof Namespaced && (ns == null || ns.isEmpty())) {
             // fabric8 would fall back to the client's namespace; every object we build names its own.
@@ -44,6 +54,6 @@ final class CreateRequests {
                 "POST",
                 PatchRequests.url(client.getConfiguration().getMasterUrl(), item.getClass(), ns, null, false),
                 JSON,
-                client.getKubernetesSerialization().asJson(item));
+                body);
     }
 }

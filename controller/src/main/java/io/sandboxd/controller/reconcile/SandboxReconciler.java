@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePort;
@@ -18,6 +19,8 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.sandboxd.controller.core.Copies;
+import io.sandboxd.controller.core.CreateBody;
 import io.sandboxd.controller.core.DesiredPod;
 import io.sandboxd.controller.core.DesiredPvc;
 import io.sandboxd.controller.core.DesiredService;
@@ -63,6 +66,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
     private InformerEventSource<Service, Sandbox> services;
     private final SharedSandboxes shared;
     private final StatusMemo<SandboxStatus> written = new StatusMemo<>();
+    private final SpecJsonByValue<PodSpec> podSpecs = new SpecJsonByValue<>();
 
     /** For the primary's event source: our own status writes' echoes set off no reconcile. */
     public io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter<Sandbox> primaryUpdates() {
@@ -308,9 +312,14 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         if (pod != null) return reconcileExistingPod(sb, pod, client, errors, staleCopy);
 
         Pod desired = DesiredPod.build(sb);
+        // The Pods of one pool's members share their spec's JSON (a pool member's Pod spec is its template's)
+        String body = DesiredPod.specIsTemplates(sb)
+                ? CreateBody.of(desired, podSpecs.json(desired.getSpec()))
+                : Copies.json(desired);
         try {
             // Its echo sets off no reconcile, even when it overtakes the create's response.
-            Pod created = pods.eventFilteringUpdateAndCacheResource(desired, d -> CreateRequests.create(client, d));
+            Pod created =
+                    pods.eventFilteringUpdateAndCacheResource(desired, d -> CreateRequests.create(client, d, body));
             LOG.atInfo()
                     .addKeyValue("sandbox", key(sb))
                     .addKeyValue("pod", created.getMetadata().getName())

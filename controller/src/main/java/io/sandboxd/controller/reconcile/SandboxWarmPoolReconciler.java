@@ -12,6 +12,7 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.sandboxd.controller.core.Blueprints;
+import io.sandboxd.controller.core.CreateBody;
 import io.sandboxd.controller.core.JsonPatch;
 import io.sandboxd.controller.core.Keys;
 import io.sandboxd.controller.core.NameHash;
@@ -51,6 +52,7 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
     }
 
     private final TemplateHashMemo hashes = new TemplateHashMemo();
+    private final MemberSpecMemo memberSpecs = new MemberSpecMemo();
     private final SharedSandboxes sandboxes;
     private InformerEventSource<SandboxTemplate, SandboxWarmPool> templates;
     /** Creates and deletes sent but not yet seen in the cache, per pool (upstream's expectations). */
@@ -196,15 +198,16 @@ public class SandboxWarmPoolReconciler implements Reconciler<SandboxWarmPool> {
         if (tpl != null && have < desired && !waiting) {
             int n = Math.min(desired - have, MAX_BATCH);
             Blueprints.Hashes h = hashes.of(tpl);
+            MemberSpecMemo.MemberSpec spec = memberSpecs.of(pool, tpl, h);
             for (int i = 0; i < n; i++) {
-                Sandbox sb = PoolSandboxes.build(
+                Sandbox sb = PoolSandboxes.member(
                         pool,
                         tpl,
                         h,
                         PoolSandboxes.memberName(pool.getMetadata().getName()),
-                        true);
+                        spec.spec());
                 try {
-                    CreateRequests.createUnread(client, sb);
+                    CreateRequests.createUnread(client, sb, CreateBody.of(sb, spec.json()));
                     creates.put(sb.getMetadata().getName(), now);
                 } catch (KubernetesClientException e) {
                     if (!Kube.conflict(e)) throw e; // a name clash: the next pass tries another name

@@ -47,6 +47,10 @@ class DesiredObjectsTest {
         sb.getMetadata().setLabels(Map.of(Keys.CREATED_BY, "my-tool"));
         Pod p = DesiredPod.build(sb);
         assertThat(p.getMetadata().getName()).isEqualTo("sb");
+        assertThat(DesiredPod.specIsTemplates(sb)).isTrue();
+        assertThat(p.getSpec())
+                .as("no volume claim templates: the template's spec, shared")
+                .isSameAs(sb.getSpec().getPodTemplate().getSpec());
         assertThat(p.getMetadata().getLabels())
                 .containsOnly(
                         Map.entry("a", "1"),
@@ -92,6 +96,7 @@ class DesiredObjectsTest {
                         .endSpec()
                         .build()));
         Pod p = DesiredPod.build(sb);
+        assertThat(DesiredPod.specIsTemplates(sb)).isFalse();
         assertThat(p.getSpec().getVolumes()).hasSize(2);
         assertThat(p.getSpec().getVolumes().get(0).getPersistentVolumeClaim().getClaimName())
                 .isEqualTo("data-sb");
