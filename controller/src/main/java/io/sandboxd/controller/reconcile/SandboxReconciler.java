@@ -19,7 +19,6 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.sandboxd.controller.core.Copies;
 import io.sandboxd.controller.core.CreateBody;
 import io.sandboxd.controller.core.DesiredPod;
 import io.sandboxd.controller.core.DesiredPvc;
@@ -315,7 +314,7 @@ public class SandboxReconciler implements Reconciler<Sandbox> {
         // The Pods of one pool's members share their spec's JSON (a pool member's Pod spec is its template's)
         String body = DesiredPod.specIsTemplates(sb)
                 ? CreateBody.of(desired, podSpecs.json(desired.getSpec()))
-                : Copies.json(desired);
+                : client.getKubernetesSerialization().asJson(desired);
         try {
             // Its echo sets off no reconcile, even when it overtakes the create's response.
             Pod created =

@@ -1,9 +1,8 @@
 package io.sandboxd.controller.reconcile;
 
+import static io.sandboxd.controller.reconcile.VersionedTemplates.template;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.PodSpecBuilder;
-import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.sandboxd.controller.core.Blueprints;
 import io.sandboxd.controller.core.Copies;
 import io.sandboxd.controller.core.PoolSandboxes;
@@ -12,23 +11,6 @@ import io.sandboxd.controller.model.SandboxWarmPool;
 import org.junit.jupiter.api.Test;
 
 class MemberSpecMemoTest {
-    private static SandboxTemplate template(String uid, String version, String image) {
-        SandboxTemplate t = new SandboxTemplate();
-        t.getMetadata().setName("tpl-" + uid);
-        t.getMetadata().setNamespace("ns");
-        t.getMetadata().setUid(uid);
-        t.getMetadata().setResourceVersion(version);
-        PodTemplateSpec pt = new PodTemplateSpec();
-        pt.setSpec(new PodSpecBuilder()
-                .addNewContainer()
-                .withName("main")
-                .withImage(image)
-                .endContainer()
-                .build());
-        t.getSpec().setPodTemplate(pt);
-        return t;
-    }
-
     private static SandboxWarmPool pool(String uid, String name) {
         SandboxWarmPool p = new SandboxWarmPool();
         p.getMetadata().setName(name);
