@@ -31,7 +31,8 @@ final class ApiErrors {
             // Jetty closes a connection whose request body was not read, after the response went
             // out without saying so; a client that pooled it then fails its next request with no
             // answer at all (seen in CI: a PUT refused by If-Match, then the next PUT). Saying it
-            // in the response makes every HTTP/1.1 client open a new connection instead.
+            // in the response makes every HTTP/1.1 client open a new connection instead
+            // (runtime-contract §2.2).
             ctx.header("Connection", "close");
         }
         ctx.result(body);
