@@ -1,5 +1,6 @@
 package io.sandboxd.controller.reconcile;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.sandboxd.controller.core.Blueprints;
 import io.sandboxd.controller.model.SandboxTemplate;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,14 +23,19 @@ final class TemplateHashMemo {
     Blueprints.Hashes of(SandboxTemplate t) {
         String version = t.getMetadata().getResourceVersion();
         if (version == null) return Blueprints.hashes(t); // not from the API server: nothing to key on
-        String key = t.getMetadata().getUid() != null
-                ? t.getMetadata().getUid()
-                : t.getMetadata().getNamespace() + "/" + t.getMetadata().getName();
+        String key = identity(t);
         Entry e = byTemplate.get(key);
         if (e != null && e.resourceVersion().equals(version)) return e.hashes();
         Blueprints.Hashes h = Blueprints.hashes(t);
         if (byTemplate.size() >= MAX_TEMPLATES) byTemplate.clear();
         byTemplate.put(key, new Entry(version, h));
         return h;
+    }
+
+    /** An object's uid, or namespace/name for one that has none (not from the API server). */
+    static String identity(HasMetadata o) {
+        return o.getMetadata().getUid() != null
+                ? o.getMetadata().getUid()
+                : o.getMetadata().getNamespace() + "/" + o.getMetadata().getName();
     }
 }
