@@ -6,10 +6,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.ByteArrayInputStream;
 
 /**
- * A create sent straight through the client's own HTTP client, as {@link PatchRequests} sends a
- * patch: answered or refused as fabric8's {@code resource(item).create()} would, without its
- * operation layers and generic path joiner (the URL alone was 16 % of a create's CPU samples in a
- * warm burst, JFR, issue 23). A caller that needs nothing of the answer does not bind it (answering,
+ * A create sent straight through the client's own HTTP client ({@link ApiExchange}), as {@link
+ * PatchRequests} sends a patch: answered or refused as fabric8's {@code resource(item).create()}
+ * would, without its operation layers and generic path joiner (the URL alone was 16 % of a
+ * create's CPU samples in a warm burst, JFR, issue 23). A caller that needs nothing of the answer does not bind it (answering,
  * which binds the object, was another fifth).
  */
 final class CreateRequests {
@@ -49,10 +49,10 @@ final class CreateRequests {
             throw new IllegalArgumentException(
                     item.getKind() + " \"" + item.getMetadata().getName() + "\" has no namespace to be created in");
         }
-        return PatchRequests.exchange(
+        return ApiExchange.exchange(
                 client,
                 "POST",
-                PatchRequests.url(client.getConfiguration().getMasterUrl(), item.getClass(), ns, null, false),
+                ApiExchange.url(client.getConfiguration().getMasterUrl(), item.getClass(), ns, null, false),
                 JSON,
                 body);
     }

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.sandboxd.controller.model.Sandbox;
 import io.sandboxd.controller.standin.ObjectStore;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -31,14 +30,6 @@ class CreateRequestsTest {
     @AfterEach
     void stop() {
         standIn.close();
-    }
-
-    @Test
-    void theCollectionUrlHasNoName() {
-        assertThat(PatchRequests.url("https://api:6443/", Pod.class, "ns", null, false))
-                .isEqualTo("https://api:6443/api/v1/namespaces/ns/pods");
-        assertThat(PatchRequests.url("https://api:6443", Sandbox.class, "team-a", null, false))
-                .isEqualTo("https://api:6443/apis/agents.x-k8s.io/v1beta1/namespaces/team-a/sandboxes");
     }
 
     @Test

@@ -3,7 +3,6 @@ package io.sandboxd.controller.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -13,7 +12,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.sandboxd.controller.core.JsonPatch;
 import io.sandboxd.controller.model.Sandbox;
-import io.sandboxd.controller.model.SandboxClaim;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -34,20 +32,6 @@ class PatchRequestsTest {
     @AfterEach
     void stop() {
         standIn.close();
-    }
-
-    @Test
-    void urlsNameTheKindTheNamespaceAndTheSubresource() {
-        assertThat(PatchRequests.url("https://api:6443/", Pod.class, "ns", "p", false))
-                .isEqualTo("https://api:6443/api/v1/namespaces/ns/pods/p");
-        assertThat(PatchRequests.url("https://api:6443", Sandbox.class, "team-a", "sb-1", true))
-                .isEqualTo("https://api:6443/apis/agents.x-k8s.io/v1beta1/namespaces/team-a/sandboxes/sb-1/status");
-        assertThat(PatchRequests.url("http://127.0.0.1:8080/", SandboxClaim.class, "ns", "c", false))
-                .isEqualTo("http://127.0.0.1:8080/apis/extensions.agents.x-k8s.io/"
-                        + HasMetadata.getVersion(SandboxClaim.class) + "/namespaces/ns/sandboxclaims/c");
-        assertThat(PatchRequests.url("https://api:6443/", Pod.class, null, "p", false))
-                .as("no namespace: a cluster-scoped path")
-                .isEqualTo("https://api:6443/api/v1/pods/p");
     }
 
     @Test
