@@ -9,8 +9,8 @@ import java.io.ByteArrayInputStream;
  * A create sent straight through the client's own HTTP client ({@link ApiExchange}), as {@link
  * PatchRequests} sends a patch: answered or refused as fabric8's {@code resource(item).create()}
  * would, without its operation layers and generic path joiner (the URL alone was 16 % of a
- * create's CPU samples in a warm burst, JFR, issue 23). A caller that needs nothing of the answer does not bind it (answering,
- * which binds the object, was another fifth).
+ * create's CPU samples in a warm burst, JFR, issue 23). A caller that needs nothing of the answer
+ * does not bind it (answering, which binds the object, was another fifth).
  */
 final class CreateRequests {
     private static final String JSON = "application/json";
