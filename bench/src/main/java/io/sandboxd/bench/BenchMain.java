@@ -79,7 +79,7 @@ public final class BenchMain {
             return;
         }
         if (args.length > 0 && args[0].equals("controller")) {
-            relaunchInClientJvm(args, ClientJvm.FOR_API_STAND_IN);
+            if (ClientJvm.mayRelaunch()) relaunchInClientJvm(args, ClientJvm.forApiStandIn());
             System.exit(ControllerBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
@@ -104,8 +104,8 @@ public final class BenchMain {
             try {
                 System.exit(ClientJvm.relaunch(args, options));
             } catch (Exception e) {
-                System.err.println("sandboxd-bench: could not start the C1-only client JVM (" + e
-                        + "); measuring from this one, whose compiler threads will show in the tails");
+                System.err.println("sandboxd-bench: could not start the client JVM (" + e
+                        + "); measuring from this one as it was started");
             }
         }
     }

@@ -28,20 +28,31 @@ class ClientJvmTest {
     }
 
     @Test
-    void theApiStandInsJvmRunsBothCompilersWithG1() {
+    void theApiStandInsJvmRunsBothCompilersWithShenandoah() {
         List<String> cmd = ClientJvm.command(new String[] {"controller", "--claims", "10"}, ClientJvm.FOR_API_STAND_IN);
         assertThat(cmd)
                 .containsSubsequence(
-                        "-XX:+UseG1GC",
+                        "-XX:+UseShenandoahGC",
                         "-D" + ClientJvm.RELAUNCHED + "=true",
                         BenchMain.class.getName(),
                         "controller",
                         "--claims",
                         "10");
-        assertThat(cmd.stream().filter(a -> a.matches("-XX:[+-]Use\\w+GC"))).containsExactly("-XX:+UseG1GC");
+        assertThat(cmd.stream().filter(a -> a.matches("-XX:[+-]Use\\w+GC"))).containsExactly("-XX:+UseShenandoahGC");
         // tiered: C2 finishes during the six warm-up rounds and the stand-in then costs less CPU
         assertThat(cmd.stream().filter(a -> a.startsWith("-XX:TieredStopAtLevel")))
                 .isEmpty();
+    }
+
+    @Test
+    void theStandInsCollectorIsTheOneThisJdksJavaStartsWith() {
+        assertThat(ClientJvm.starts("-XX:+UseSerialGC")).isTrue();
+        assertThat(ClientJvm.starts("-XX:+UseNoSuchCollectorGC")).isFalse();
+        assertThat(ClientJvm.forApiStandIn())
+                .isEqualTo(
+                        ClientJvm.starts("-XX:+UseShenandoahGC")
+                                ? ClientJvm.FOR_API_STAND_IN
+                                : ClientJvm.FOR_API_STAND_IN_WITHOUT_SHENANDOAH);
     }
 
     @Test

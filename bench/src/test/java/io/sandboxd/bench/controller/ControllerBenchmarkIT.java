@@ -103,6 +103,11 @@ class ControllerBenchmarkIT {
             assertThat(t.getAsJsonObject("gc_pauses").keySet())
                     .as(type)
                     .contains("count", "total_ms", "longer_than_20ms", "longest_at_most_ms");
+            JsonObject standInPauses = t.getAsJsonObject("bench_jvm_gc_pauses");
+            assertThat(standInPauses.keySet()).as(type).containsExactly("collector", "count", "total_ms", "longest_ms");
+            assertThat(standInPauses.get("longest_ms").getAsLong())
+                    .as("the stand-in's longest pause is one of its pauses, " + type)
+                    .isLessThanOrEqualTo(standInPauses.get("total_ms").getAsLong());
             assertThat(t.get("bound").getAsInt()).as("paced + flood, " + type).isEqualTo(10);
         }
         assertThat(report.getAsJsonObject("warm").get("warm").getAsInt()).isEqualTo(10);

@@ -142,6 +142,28 @@ class ApiStandInWatchTest {
     }
 
     @Test
+    void theLastAnswerIsTheLatestRequestAnsweredOtherThanAWatch() throws Exception {
+        assertThat(api.lastAnsweredNanos()).isZero();
+        createThree();
+        HttpResponse<InputStream> watch = http.send(
+                HttpRequest.newBuilder(URI.create(api.url() + watchPath() + "&timeoutSeconds=1"))
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        watch.body().readAllBytes(); // three events, then the end at its timeout
+        assertThat(api.lastAnsweredNanos()).as("a watch is not an answer").isZero();
+        long before = System.nanoTime();
+        HttpResponse<String> get = http.send(
+                HttpRequest.newBuilder(
+                                URI.create(api.url() + "/apis/agents.x-k8s.io/v1beta1/namespaces/ns/sandboxes/b"))
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(get.statusCode()).isEqualTo(200);
+        assertThat(api.lastAnsweredNanos()).isBetween(before, System.nanoTime());
+    }
+
+    @Test
     void anExpiredVersionIsAnErrorEventThenTheEnd() throws Exception {
         for (int i = 0; i <= ObjectStore.HISTORY + 1; i++) // rv 1 and 2 compacted away
         store.create(sandboxes, "ns", ObjectStoreTest.obj("{\"metadata\":{\"name\":\"s" + i + "\"}}"));
