@@ -56,6 +56,15 @@ class ApiStandInWatchTest {
             store.create(sandboxes, "ns", ObjectStoreTest.obj("{\"metadata\":{\"name\":\"" + n + "\"}}"));
     }
 
+    private HttpResponse<String> getSandbox(String name) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(
+                                URI.create(api.url() + "/apis/agents.x-k8s.io/v1beta1/namespaces/ns/sandboxes/" + name))
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     private static String nameOf(String event) {
         JsonNode e = ObjectStore.JSON.readTree(event);
         assertThat(e.path("type").asString()).isEqualTo("ADDED");
@@ -126,12 +135,7 @@ class ApiStandInWatchTest {
         assertThat(names).as("the watch ends at its timeout").containsExactly("a", "b", "c");
         assertThat(api.httpWatches()).isEqualTo(1);
         assertThat(api.webSocketWatches()).isZero();
-        HttpResponse<String> get = http.send(
-                HttpRequest.newBuilder(
-                                URI.create(api.url() + "/apis/agents.x-k8s.io/v1beta1/namespaces/ns/sandboxes/b"))
-                        .timeout(Duration.ofSeconds(30))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> get = getSandbox("b");
         assertThat(get.statusCode()).isEqualTo(200);
         assertThat(ObjectStore.JSON
                         .readTree(get.body())
@@ -153,12 +157,7 @@ class ApiStandInWatchTest {
         watch.body().readAllBytes(); // three events, then the end at its timeout
         assertThat(api.lastAnsweredNanos()).as("a watch is not an answer").isZero();
         long before = System.nanoTime();
-        HttpResponse<String> get = http.send(
-                HttpRequest.newBuilder(
-                                URI.create(api.url() + "/apis/agents.x-k8s.io/v1beta1/namespaces/ns/sandboxes/b"))
-                        .timeout(Duration.ofSeconds(30))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> get = getSandbox("b");
         assertThat(get.statusCode()).isEqualTo(200);
         assertThat(api.lastAnsweredNanos()).isBetween(before, System.nanoTime());
     }
