@@ -79,6 +79,8 @@ public final class BenchMain {
             return;
         }
         if (args.length > 0 && args[0].equals("controller")) {
+            // Asked before the options are chosen: choosing them starts a java to probe for
+            // Shenandoah, which the relaunched JVM need not do again.
             if (ClientJvm.mayRelaunch()) relaunchInClientJvm(args, ClientJvm.forApiStandIn());
             System.exit(ControllerBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
