@@ -47,6 +47,38 @@ class ObjectStoreTest {
         assertThat(gen.path("status").path("phase").asString()).isEqualTo("Pending");
     }
 
+    /**
+     * A write is worked out outside the store's lock and committed only over the version it was
+     * worked out from: a write that lands in between is not lost, the first is worked out again.
+     */
+    @Test
+    void aWriteOverAVersionChangedMeanwhileIsWorkedOutAgainFromTheNewOne() {
+        store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\"}}"));
+        java.util.concurrent.atomic.AtomicInteger passes = new java.util.concurrent.atomic.AtomicInteger();
+        JsonNode done = store.update(
+                sandboxes,
+                "ns",
+                "a",
+                o -> {
+                    if (passes.getAndIncrement() == 0) {
+                        store.update(sandboxes, "ns", "a", in -> label(in, "inner"), false);
+                    }
+                    return label(o, "outer");
+                },
+                false);
+        assertThat(passes).hasValue(2);
+        assertThat(done.path("metadata").path("labels").properties())
+                .extracting(Map.Entry::getKey)
+                .containsExactlyInAnyOrder("inner", "outer");
+        assertThat(done.path("metadata").path("resourceVersion").asString()).isEqualTo("3");
+        assertThat(store.get(sandboxes, "ns", "a")).isSameAs(done);
+    }
+
+    private static ObjectNode label(ObjectNode o, String key) {
+        o.withObjectProperty("metadata").withObjectProperty("labels").put(key, "1");
+        return o;
+    }
+
     @Test
     void aFailedJsonPatchTestIs422AndAStaleResourceVersionOnPutIs409() {
         store.create(sandboxes, "ns", obj("{\"metadata\":{\"name\":\"a\"}}"));
