@@ -74,7 +74,8 @@ public final class ClientJvm {
         }
     }
 
-    private static String javaBinary() {
+    /** This JDK's {@code java}. */
+    public static String javaBinary() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 

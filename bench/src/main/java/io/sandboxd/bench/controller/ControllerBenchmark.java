@@ -131,6 +131,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
     private ApiStandIn api;
     private BindTracker tracker;
     private ControllerProcess controller;
+    private MachineStalls machineStalls;
     private Kind claimsKind;
     private Kind poolsKind;
     private Kind sandboxesKind;
@@ -159,7 +160,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
         poolsKind = store.kindOf("sandboxwarmpools");
         sandboxesKind = store.kindOf("sandboxes");
         tracker = new BindTracker(api);
-        try (StandInKubelet kubelet = new StandInKubelet(store, Duration.ofMillis(podStartDelayMs))) {
+        try (StandInKubelet kubelet = new StandInKubelet(store, Duration.ofMillis(podStartDelayMs));
+                MachineStalls stalls = MachineStalls.start()) {
+            machineStalls = stalls;
             controller = ControllerProcess.start(jar, split(jvmOpts), api.url(), split(controllerArgs));
             ControllerProcess started = controller;
             Runtime.getRuntime().addShutdownHook(new Thread(started::close, "controller-stop")); // also on ^C
@@ -231,6 +234,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         m.put("warmup_claims", warmupClaims);
         m.put("warmup_rounds", warmupRounds);
         m.put("cpus", Runtime.getRuntime().availableProcessors());
+        m.put("machine_stalls", machineStalls.method());
         m.put(
                 "load_average_at_start",
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
@@ -316,6 +320,8 @@ public final class ControllerBenchmark implements Callable<Integer> {
         double benchCpuBoundMs;
         /** Until all were bound, this JVM's GC pauses (the stand-in's). */
         Map<String, Object> benchGcPausesBound;
+        /** Until all were bound, the machine's stalls ({@link MachineStalls}), or why they were not measured. */
+        Map<String, Object> machineStallsBound;
 
         double quietCpuMs;
         /** Reconciles per controller from the burst's start until settled: count and seconds. */
@@ -387,6 +393,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
             p.benchCpuBoundMs = (BENCH_OS.getProcessCpuTime() - benchCpuStart) / 1e6;
             p.benchGcPausesBound = benchPauses.json();
         }
+        long boundNanos = System.nanoTime();
         Map<Long, ThreadCpu.Sample> threadsAtBound = ThreadCpu.read(controller.pid());
         p.cpuBoundMsByThreads = ThreadCpu.millisByGroup(
                 threadsAtStart, threadsAtBound, p.cpuBoundMs, ControllerProcess.TICKS_PER_SECOND);
@@ -402,6 +409,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
                 .filter(r -> r.arrivedNanos() >= start)
                 .toList();
         p.figures = new BurstFigures(ns + "/" + prefix, ns, names, tracker, phase, start);
+        p.machineStallsBound = machineStalls.json(start, boundNanos, p.figures.latencies);
         p.quietCpuMs = controller.cpuMillis() - p.cpuStart;
         p.reconciles = new TreeMap<>();
         ControllerProcess.reconcilesIn(controller.metrics()).forEach((name, now) -> {
@@ -430,6 +438,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         m.put("gc_pauses", paced.gcPausesBound.json());
         m.put("bench_jvm_cpu_ms_per_claim", BurstFigures.round(paced.benchCpuBoundMs / f.claims));
         m.put("bench_jvm_gc_pauses", paced.benchGcPausesBound);
+        m.put("machine_stalls", paced.machineStallsBound);
         // How often each controller reconciled per claim until settled, and the mean reconcile's
         // wall time: a count that does not swing with the machine's load, unlike the CPU figures.
         Map<String, Double> reconciles = new LinkedHashMap<>();
@@ -491,6 +500,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
                 Locale.ROOT,
                 "  bench JVM (stand-in) GC pauses (paced, to all bound): %s%n",
                 m.get("bench_jvm_gc_pauses"));
+        out.printf(Locale.ROOT, "  machine stalls (paced, to all bound): %s%n", m.get("machine_stalls"));
         out.printf(
                 Locale.ROOT, "  reconciles per claim (to settled): %s%n", m.get("reconciles_per_claim_until_settled"));
         out.printf(Locale.ROOT, "  mean reconcile ms: %s%n", m.get("reconcile_mean_ms"));

@@ -108,6 +108,21 @@ class ControllerBenchmarkIT {
             assertThat(standInPauses.get("longest_ms").getAsLong())
                     .as("the stand-in's longest pause is one of its pauses, " + type)
                     .isLessThanOrEqualTo(standInPauses.get("total_ms").getAsLong());
+            JsonObject stalls = t.getAsJsonObject("machine_stalls");
+            if (report.getAsJsonObject("method")
+                    .get("machine_stalls")
+                    .getAsString()
+                    .equals(MachineStalls.METHOD)) {
+                assertThat(stalls.keySet())
+                        .as(type)
+                        .containsExactlyInAnyOrder(
+                                "count", "total_ms", "longest_ms", "slowest_claims", "slowest_claims_near_a_stall");
+                assertThat(stalls.get("slowest_claims").getAsInt())
+                        .as("the claims at or above the p99 of 5, " + type)
+                        .isEqualTo(1);
+            } else {
+                assertThat(stalls.keySet()).as(type).containsExactly("not_measured");
+            }
             assertThat(t.get("bound").getAsInt()).as("paced + flood, " + type).isEqualTo(10);
         }
         assertThat(report.getAsJsonObject("warm").get("warm").getAsInt()).isEqualTo(10);
