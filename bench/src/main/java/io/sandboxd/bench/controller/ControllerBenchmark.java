@@ -96,6 +96,12 @@ public final class ControllerBenchmark implements Callable<Integer> {
     boolean podDefaults;
 
     @Option(
+            names = "--machine-stalls",
+            description = "Measure the machine's stalls in each burst with a real-time sleeper per CPU (root,"
+                    + " taskset and chrt; off by default: its 1,000 wake-ups a second shared the cores too).")
+    boolean measureMachineStalls;
+
+    @Option(
             names = "--controller-jar",
             defaultValue = DEFAULT_JAR,
             description = "The controller jar (default ${DEFAULT-VALUE}).")
@@ -161,7 +167,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         sandboxesKind = store.kindOf("sandboxes");
         tracker = new BindTracker(api);
         try (StandInKubelet kubelet = new StandInKubelet(store, Duration.ofMillis(podStartDelayMs));
-                MachineStalls stalls = MachineStalls.start()) {
+                MachineStalls stalls = measureMachineStalls ? MachineStalls.start() : MachineStalls.off()) {
             machineStalls = stalls;
             controller = ControllerProcess.start(jar, split(jvmOpts), api.url(), split(controllerArgs));
             ControllerProcess started = controller;

@@ -22,8 +22,9 @@ import java.util.concurrent.TimeoutException;
  * -f} (root only), each waking every 2 ms. On this machine (a two-vCPU virtual machine) they saw
  * stalls of 5-17 ms under the benchmark's load, about every 0.54 s, and none above 3.7 ms beside two
  * busy loops alone; in one paced burst 37 of the 42 claims slower than 70 % of its p99 began or
- * ended within 30 ms of one (measured 2026-12-04). Without root or the tools the figures say why
- * they are missing.
+ * ended within 30 ms of one (measured 2026-12-04). Off unless asked for ({@code --machine-stalls}):
+ * the sleepers' wake-ups share the cores too. Without root or the tools the figures say why they
+ * are missing.
  */
 final class MachineStalls implements AutoCloseable {
     /**
@@ -47,6 +48,13 @@ final class MachineStalls implements AutoCloseable {
     private String notMeasured;
 
     private MachineStalls() {}
+
+    /** Measures nothing: the figures say the option that would. */
+    static MachineStalls off() {
+        MachineStalls m = new MachineStalls();
+        m.notMeasured = "off (--machine-stalls measures them)";
+        return m;
+    }
 
     /** Starts a meter on each CPU this process may use; on failure none runs and {@link #method} says why. */
     static MachineStalls start() {

@@ -40,6 +40,7 @@ class ControllerBenchmarkIT {
             // Objects as an API server sends them; the warm path's 2 writes per claim must hold with them.
             "--managed-fields",
             "--pod-defaults",
+            "--machine-stalls",
             // C1 only: a short run does not pay back C2's compile time (most of its CPU on a busy machine).
             // A small young generation: the run collects often, so the pause histogram has pauses to show.
             "--controller-jvm-opts",

@@ -45,6 +45,15 @@ class MachineStallsTest {
         assertThat(MachineStalls.slowest(List.of())).isEmpty();
     }
 
+    @Test
+    void offMeasuresNothingAndSaysWhichOptionWould() {
+        try (MachineStalls off = MachineStalls.off()) {
+            assertThat(off.method()).isEqualTo("not measured: off (--machine-stalls measures them)");
+            assertThat(off.json(0, Long.MAX_VALUE, List.of(latency(1, 0, 1))))
+                    .containsExactly(Map.entry("not_measured", "off (--machine-stalls measures them)"));
+        }
+    }
+
     /**
      * A meter that cannot run (stopped with SIGSTOP, as a frozen CPU would leave it) reports the
      * time it lost; closing ends every meter. Run as root where taskset and chrt exist (this
