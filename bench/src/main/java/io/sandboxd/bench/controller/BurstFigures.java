@@ -100,10 +100,6 @@ final class BurstFigures {
         this.apiMaxInFlight = maxInFlight(phase);
     }
 
-    static List<Request> forClaim(String ns, String name, List<Request> phase) {
-        return new RequestsByClaim(ns, phase).of(name);
-    }
-
     /**
      * The phase's requests made for each claim: those naming it (its status, a Sandbox of its
      * name), those whose body makes it the controller, and any request to a Sandbox such a write

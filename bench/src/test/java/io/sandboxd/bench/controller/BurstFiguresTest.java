@@ -59,7 +59,7 @@ class BurstFiguresTest {
                 req(Verb.PATCH, "sandboxclaims", "c", "status", 200, 3, 4, "c"),
                 req(Verb.WATCH, "sandboxes", null, null, 200, 0, 9, null),
                 new Request(Verb.PATCH, "sandboxes", "other-ns", "m-1", null, 200, 1, 2, "c"));
-        List<Request> mine = BurstFigures.forClaim("ns", "c", phase);
+        List<Request> mine = new BurstFigures.RequestsByClaim("ns", phase).of("c");
         assertThat(mine).extracting(Request::name).containsExactly("m-1", "m-1", "c");
         assertThat(mine.get(0).verb()).isEqualTo(Verb.GET);
     }
