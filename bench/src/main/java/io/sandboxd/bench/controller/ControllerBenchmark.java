@@ -320,6 +320,8 @@ public final class ControllerBenchmark implements Callable<Integer> {
         Map<String, Double> cpuBoundMsByThreads;
         /** Until all were bound, the time the controller's threads waited, runnable, for a CPU. */
         double runQueueBoundMs;
+        /** Until all were bound, the times the controller's threads were put on a CPU, by group. */
+        Map<String, Long> timeslicesBoundByThreads;
         /** Until all were bound, the controller's GC pauses. */
         GcPauses gcPausesBound;
         /** Until all were bound, this JVM's CPU: the stand-in, its kubelet, creating and tracking claims. */
@@ -404,6 +406,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         p.cpuBoundMsByThreads = ThreadCpu.millisByGroup(
                 threadsAtStart, threadsAtBound, p.cpuBoundMs, ControllerProcess.TICKS_PER_SECOND);
         p.runQueueBoundMs = ThreadCpu.runQueueMillis(threadsAtStart, threadsAtBound);
+        p.timeslicesBoundByThreads = ThreadCpu.timeslicesByGroup(threadsAtStart, threadsAtBound);
         p.gcPausesBound = GcPauses.parse(controller.metrics()).since(gcAtStart);
         awaitQuiet(ns + " settled", settled);
         sampling.set(false);
@@ -441,6 +444,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
         paced.cpuBoundMsByThreads.forEach((k, v) -> byThreads.put(k, v / f.claims));
         m.put("cpu_ms_per_claim_by_threads", round(byThreads));
         m.put("runqueue_wait_ms_per_claim", BurstFigures.round(paced.runQueueBoundMs / f.claims));
+        Map<String, Double> slices = new LinkedHashMap<>();
+        paced.timeslicesBoundByThreads.forEach((k, v) -> slices.put(k, (double) v / f.claims));
+        m.put("timeslices_per_claim_by_threads", round(slices));
         m.put("gc_pauses", paced.gcPausesBound.json());
         m.put("bench_jvm_cpu_ms_per_claim", BurstFigures.round(paced.benchCpuBoundMs / f.claims));
         m.put("bench_jvm_gc_pauses", paced.benchGcPausesBound);
@@ -471,6 +477,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         fl.put("writes_per_claim", BurstFigures.round(flood.figures.claimWritesPerClaim));
         fl.put("uncached_reads_per_claim", BurstFigures.round(flood.figures.uncachedReadsPerClaim));
         fl.put("cpu_ms_per_claim", BurstFigures.round(flood.cpuBoundMs / flood.figures.claims));
+        fl.put("cpu_ms_per_claim_until_settled", BurstFigures.round(flood.quietCpuMs / flood.figures.claims));
         fl.put("api_service_ms", flood.figures.latencyJson(flood.figures.apiServiceMs));
         fl.put("api_max_in_flight", flood.figures.apiMaxInFlight);
         m.put("flood", fl);
@@ -500,6 +507,10 @@ public final class ControllerBenchmark implements Callable<Integer> {
         row(out, "CPU ms per claim (to settled)", m.get("cpu_ms_per_claim_until_settled"));
         out.printf(Locale.ROOT, "  CPU ms per claim by threads: %s%n", m.get("cpu_ms_per_claim_by_threads"));
         row(out, "ms per claim waiting for a CPU (to all bound)", m.get("runqueue_wait_ms_per_claim"));
+        out.printf(
+                Locale.ROOT,
+                "  times on a CPU per claim by threads (to all bound): %s%n",
+                m.get("timeslices_per_claim_by_threads"));
         out.printf(Locale.ROOT, "  GC pauses (paced, to all bound): %s%n", m.get("gc_pauses"));
         row(out, "bench JVM (stand-in) CPU ms per claim", m.get("bench_jvm_cpu_ms_per_claim"));
         out.printf(

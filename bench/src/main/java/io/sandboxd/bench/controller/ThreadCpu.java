@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 import java.util.stream.Stream;
 
 /**
@@ -40,10 +41,11 @@ final class ThreadCpu {
     static final String RECONCILING = "ReconcilerExecu";
 
     /**
-     * One thread's name, its user+system CPU in clock ticks, and how long it has waited, runnable,
-     * for a CPU (the second field of /proc/.../schedstat, in nanoseconds).
+     * One thread's name, its user+system CPU in clock ticks, how long it has waited, runnable, for a
+     * CPU (the second field of /proc/.../schedstat, in nanoseconds), and how many times it was put on
+     * a CPU (the third field: a wake-up, or a return after it was preempted).
      */
-    record Sample(String name, long ticks, long runQueueNanos) {}
+    record Sample(String name, long ticks, long runQueueNanos, long timeslices) {}
 
     private ThreadCpu() {}
 
@@ -72,6 +74,11 @@ final class ThreadCpu {
     /** The run-queue wait of a schedstat line: "cpu-ns wait-ns timeslices". */
     static long runQueueNanos(String schedstat) {
         return Long.parseLong(schedstat.strip().split(" ")[1]);
+    }
+
+    /** The times a thread was put on a CPU, from a schedstat line: "cpu-ns wait-ns timeslices". */
+    static long timeslices(String schedstat) {
+        return Long.parseLong(schedstat.strip().split(" ")[2]);
     }
 
     /**
@@ -107,12 +114,14 @@ final class ThreadCpu {
         try (Stream<Path> s = Files.list(tasks)) {
             for (Path t : (Iterable<Path>) s::iterator) {
                 try {
+                    String schedstat = Files.readString(t.resolve("schedstat"));
                     out.put(
                             Long.parseLong(t.getFileName().toString()),
                             new Sample(
                                     Files.readString(t.resolve("comm")).strip(),
                                     ticks(Files.readString(t.resolve("stat"))),
-                                    runQueueNanos(Files.readString(t.resolve("schedstat")))));
+                                    runQueueNanos(schedstat),
+                                    timeslices(schedstat)));
                 } catch (NoSuchFileException gone) {
                     // the thread ended while we listed: its CPU shows in the process total only
                 }
@@ -130,20 +139,38 @@ final class ThreadCpu {
     static Map<String, Double> millisByGroup(
             Map<Long, Sample> before, Map<Long, Sample> after, double processMillis, double ticksPerSecond) {
         Map<String, Double> out = new LinkedHashMap<>();
-        for (String g : GROUPS) out.put(g, 0.0);
         double named = 0;
+        for (Map.Entry<String, Long> e : byGroup(before, after, Sample::ticks).entrySet()) {
+            double ms = e.getValue() * 1000.0 / ticksPerSecond;
+            out.put(e.getKey(), ms);
+            if (!e.getKey().equals("other")) named += ms;
+        }
+        out.put("other", Math.max(0, processMillis - named));
+        return out;
+    }
+
+    /**
+     * Times each group's threads were put on a CPU between two samples: how often the work was
+     * handed from one thread to another, which on this machine costs CPU of its own. {@code other}
+     * counts only the unnamed threads alive at both samples.
+     */
+    static Map<String, Long> timeslicesByGroup(Map<Long, Sample> before, Map<Long, Sample> after) {
+        return byGroup(before, after, Sample::timeslices);
+    }
+
+    /** The growth of one counter between two samples, summed by thread group, every group present. */
+    private static Map<String, Long> byGroup(
+            Map<Long, Sample> before, Map<Long, Sample> after, ToLongFunction<Sample> counter) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (String g : GROUPS) out.put(g, 0L);
         for (Map.Entry<Long, Sample> e : after.entrySet()) {
             Sample now = e.getValue();
             Sample was = before.get(e.getKey());
             boolean same = sameThread(was, now);
-            long from = same ? was.ticks() : 0;
+            long from = same ? counter.applyAsLong(was) : 0;
             String g = group(same && now.name().startsWith(RECONCILING) ? was.name() : now.name());
-            if (g.equals("other")) continue;
-            double ms = (now.ticks() - from) * 1000.0 / ticksPerSecond;
-            out.merge(g, ms, Double::sum);
-            named += ms;
+            out.merge(g, counter.applyAsLong(now) - from, Long::sum);
         }
-        out.put("other", Math.max(0, processMillis - named));
         return out;
     }
 }

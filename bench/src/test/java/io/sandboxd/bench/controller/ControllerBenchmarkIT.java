@@ -82,6 +82,17 @@ class ControllerBenchmarkIT {
             assertThat(t.get("runqueue_wait_ms_per_claim").getAsDouble())
                     .as(type)
                     .isNotNegative();
+            JsonObject slices = t.getAsJsonObject("timeslices_per_claim_by_threads");
+            assertThat(slices.keySet()).containsExactlyElementsOf(ThreadCpu.GROUPS);
+            assertThat(slices.get("claim_workers").getAsDouble())
+                    .as("a claim is reconciled on a claim worker, so one is put on a CPU, " + type)
+                    .isPositive();
+            assertThat(t.getAsJsonObject("flood")
+                            .get("cpu_ms_per_claim_until_settled")
+                            .getAsDouble())
+                    .as(type)
+                    .isGreaterThanOrEqualTo(
+                            t.getAsJsonObject("flood").get("cpu_ms_per_claim").getAsDouble());
             assertThat(t.get("bench_jvm_cpu_ms_per_claim").getAsDouble())
                     .as("the stand-in serves every request: its JVM's CPU, " + type)
                     .isPositive();

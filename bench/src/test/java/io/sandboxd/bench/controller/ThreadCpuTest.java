@@ -33,15 +33,15 @@ class ThreadCpuTest {
     @Test
     void groupsAddUpToTheProcessTotalWithEndedAndUnnamedThreadsInOther() {
         Map<Long, ThreadCpu.Sample> before = Map.of(
-                1L, new ThreadCpu.Sample("sandboxclaim-wo", 100, 0),
-                2L, new ThreadCpu.Sample("sandbox-worker-", 50, 0),
-                3L, new ThreadCpu.Sample("pool-1-thread-1", 10, 0),
-                4L, new ThreadCpu.Sample("vert.x-eventloo", 7, 0));
+                1L, new ThreadCpu.Sample("sandboxclaim-wo", 100, 0, 0),
+                2L, new ThreadCpu.Sample("sandbox-worker-", 50, 0, 0),
+                3L, new ThreadCpu.Sample("pool-1-thread-1", 10, 0, 0),
+                4L, new ThreadCpu.Sample("vert.x-eventloo", 7, 0, 0));
         Map<Long, ThreadCpu.Sample> after = Map.of(
-                1L, new ThreadCpu.Sample("sandboxclaim-wo", 130, 0), // +30 ticks
-                2L, new ThreadCpu.Sample("sandbox-worker-", 50, 0),
-                5L, new ThreadCpu.Sample("sandboxclaim-wo", 20, 0), // new thread: all of it
-                4L, new ThreadCpu.Sample("vert.x-eventloo", 17, 0)); // +10; thread 3 ended
+                1L, new ThreadCpu.Sample("sandboxclaim-wo", 130, 0, 0), // +30 ticks
+                2L, new ThreadCpu.Sample("sandbox-worker-", 50, 0, 0),
+                5L, new ThreadCpu.Sample("sandboxclaim-wo", 20, 0, 0), // new thread: all of it
+                4L, new ThreadCpu.Sample("vert.x-eventloo", 17, 0, 0)); // +10; thread 3 ended
         Map<String, Double> ms = ThreadCpu.millisByGroup(before, after, 1000.0, 100.0);
         assertThat(ms.keySet()).containsExactlyElementsOf(ThreadCpu.GROUPS);
         assertThat(ms.get("claim_workers")).isCloseTo(500.0, within(1e-9));
@@ -54,15 +54,15 @@ class ThreadCpuTest {
     @Test
     void aWorkerCaughtReconcilingCountsUnderTheNameItHadAtTheOtherSample() {
         Map<Long, ThreadCpu.Sample> before = Map.of(
-                1L, new ThreadCpu.Sample("sandbox-worker-", 100, 0),
-                2L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 40, 0),
-                3L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 10, 0),
-                4L, new ThreadCpu.Sample("pool-1-thread-1", 500, 0));
+                1L, new ThreadCpu.Sample("sandbox-worker-", 100, 0, 0),
+                2L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 40, 0, 0),
+                3L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 10, 0, 0),
+                4L, new ThreadCpu.Sample("pool-1-thread-1", 500, 0, 0));
         Map<Long, ThreadCpu.Sample> after = Map.of(
-                1L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 130, 0), // +30, a Sandbox worker
-                2L, new ThreadCpu.Sample("sandboxclaim-wo", 60, 0), // +20, a claim worker
-                3L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 15, 0), // +5, reconciling at both
-                4L, new ThreadCpu.Sample("sandboxclaim-wo", 8, 0)); // another thread on a reused id
+                1L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 130, 0, 0), // +30, a Sandbox worker
+                2L, new ThreadCpu.Sample("sandboxclaim-wo", 60, 0, 0), // +20, a claim worker
+                3L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 15, 0, 0), // +5, reconciling at both
+                4L, new ThreadCpu.Sample("sandboxclaim-wo", 8, 0, 0)); // another thread on a reused id
         Map<String, Double> ms = ThreadCpu.millisByGroup(before, after, 1000.0, 100.0);
         assertThat(ms.get("sandbox_workers")).isCloseTo(300.0, within(1e-9));
         assertThat(ms.get("claim_workers")).isCloseTo(280.0, within(1e-9));
@@ -76,16 +76,38 @@ class ThreadCpuTest {
     }
 
     @Test
+    void timeslicesAreTheThirdSchedstatFieldAndGrowByGroupLikeTheCpu() {
+        assertThat(ThreadCpu.timeslices("769274 7950119 3\n")).isEqualTo(3L);
+        Map<Long, ThreadCpu.Sample> before = Map.of(
+                1L, new ThreadCpu.Sample("sandboxclaim-wo", 0, 0, 40),
+                2L, new ThreadCpu.Sample("fabric8-tasks-0", 0, 0, 1_000),
+                3L, new ThreadCpu.Sample("pool-1-thread-1", 0, 0, 5));
+        Map<Long, ThreadCpu.Sample> after = Map.of(
+                1L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 0, 0, 52), // +12, a claim worker
+                2L, new ThreadCpu.Sample("fabric8-tasks-0", 0, 0, 1_300), // +300
+                3L, new ThreadCpu.Sample("pool-1-thread-1", 0, 0, 9), // +4, unnamed
+                4L, new ThreadCpu.Sample("vert.x-eventloo", 0, 0, 70)); // new: all of it
+        Map<String, Long> slices = ThreadCpu.timeslicesByGroup(before, after);
+        assertThat(slices.keySet()).containsExactlyElementsOf(ThreadCpu.GROUPS);
+        assertThat(slices)
+                .containsEntry("claim_workers", 12L)
+                .containsEntry("informer_dispatch", 300L)
+                .containsEntry("http_io", 70L)
+                .containsEntry("other", 4L)
+                .containsEntry("sandbox_workers", 0L);
+    }
+
+    @Test
     void runQueueWaitCountsNewThreadsWhollyAndAReusedIdAsANewThread() {
         Map<Long, ThreadCpu.Sample> before = Map.of(
-                1L, new ThreadCpu.Sample("sandboxclaim-wo", 0, 1_000_000),
-                2L, new ThreadCpu.Sample("sandbox-worker-", 0, 5_000_000),
-                3L, new ThreadCpu.Sample("pool-1-thread-1", 0, 9_000_000));
+                1L, new ThreadCpu.Sample("sandboxclaim-wo", 0, 1_000_000, 0),
+                2L, new ThreadCpu.Sample("sandbox-worker-", 0, 5_000_000, 0),
+                3L, new ThreadCpu.Sample("pool-1-thread-1", 0, 9_000_000, 0));
         Map<Long, ThreadCpu.Sample> after = Map.of(
-                1L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 0, 3_500_000), // +2.5 ms
-                2L, new ThreadCpu.Sample("sandbox-worker-", 0, 5_000_000), // +0
-                3L, new ThreadCpu.Sample("sandboxclaim-wo", 0, 250_000), // another thread: 0.25 ms
-                4L, new ThreadCpu.Sample("vert.x-eventloo", 0, 1_000_000)); // new: 1 ms
+                1L, new ThreadCpu.Sample(ThreadCpu.RECONCILING, 0, 3_500_000, 0), // +2.5 ms
+                2L, new ThreadCpu.Sample("sandbox-worker-", 0, 5_000_000, 0), // +0
+                3L, new ThreadCpu.Sample("sandboxclaim-wo", 0, 250_000, 0), // another thread: 0.25 ms
+                4L, new ThreadCpu.Sample("vert.x-eventloo", 0, 1_000_000, 0)); // new: 1 ms
         assertThat(ThreadCpu.runQueueMillis(before, after)).isCloseTo(3.75, within(1e-9));
     }
 
