@@ -151,8 +151,8 @@ final class ThreadCpu {
 
     /**
      * Times each group's threads were put on a CPU between two samples: how often the work was
-     * handed from one thread to another, which on this machine costs CPU of its own. {@code other}
-     * counts only the unnamed threads alive at both samples.
+     * handed from one thread to another. {@code other} counts the unnamed threads alive at the
+     * second sample; a thread that ended in between is not counted.
      */
     static Map<String, Long> timeslicesByGroup(Map<Long, Sample> before, Map<Long, Sample> after) {
         return byGroup(before, after, Sample::timeslices);
