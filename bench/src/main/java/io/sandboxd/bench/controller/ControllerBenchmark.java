@@ -440,13 +440,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
         m.put("controller_latency_leg2_ms", f.latencyJson(f.legs(false)));
         m.put("cpu_ms_per_claim", BurstFigures.round(paced.cpuBoundMs / f.claims));
         m.put("cpu_ms_per_claim_until_settled", BurstFigures.round(paced.quietCpuMs / f.claims));
-        Map<String, Double> byThreads = new LinkedHashMap<>();
-        paced.cpuBoundMsByThreads.forEach((k, v) -> byThreads.put(k, v / f.claims));
-        m.put("cpu_ms_per_claim_by_threads", round(byThreads));
+        m.put("cpu_ms_per_claim_by_threads", perClaim(paced.cpuBoundMsByThreads, f.claims));
         m.put("runqueue_wait_ms_per_claim", BurstFigures.round(paced.runQueueBoundMs / f.claims));
-        Map<String, Double> slices = new LinkedHashMap<>();
-        paced.timeslicesBoundByThreads.forEach((k, v) -> slices.put(k, (double) v / f.claims));
-        m.put("timeslices_per_claim_by_threads", round(slices));
+        m.put("timeslices_per_claim_by_threads", perClaim(paced.timeslicesBoundByThreads, f.claims));
         m.put("gc_pauses", paced.gcPausesBound.json());
         m.put("bench_jvm_cpu_ms_per_claim", BurstFigures.round(paced.benchCpuBoundMs / f.claims));
         m.put("bench_jvm_gc_pauses", paced.benchGcPausesBound);
@@ -483,6 +479,13 @@ public final class ControllerBenchmark implements Callable<Integer> {
         m.put("flood", fl);
         m.put("paced_seconds_to_all_bound", BurstFigures.round(f.seconds));
         return m;
+    }
+
+    /** Each value divided by the burst's claims, rounded as every figure is. */
+    private static Map<String, Double> perClaim(Map<String, ? extends Number> m, int claims) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        m.forEach((k, v) -> out.put(k, BurstFigures.round(v.doubleValue() / claims)));
+        return out;
     }
 
     private static Map<String, Double> round(Map<String, Double> m) {
