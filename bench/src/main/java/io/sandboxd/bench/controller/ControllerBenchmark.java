@@ -316,6 +316,8 @@ public final class ControllerBenchmark implements Callable<Integer> {
         BurstFigures figures;
         double cpuStart;
         double cpuBoundMs;
+        /** Of cpuBoundMs, the system time: system calls, context switches and page faults. */
+        double systemCpuBoundMs;
         /** cpuBoundMs by what the threads do ({@link ThreadCpu}). */
         Map<String, Double> cpuBoundMsByThreads;
         /** Until all were bound, the time the controller's threads waited, runnable, for a CPU. */
@@ -377,7 +379,8 @@ public final class ControllerBenchmark implements Callable<Integer> {
         Map<String, double[]> reconcilesAtStart = ControllerProcess.reconcilesIn(metricsAtStart);
         GcPauses gcAtStart = GcPauses.parse(metricsAtStart);
         Map<Long, ThreadCpu.Sample> threadsAtStart = ThreadCpu.read(controller.pid());
-        p.cpuStart = controller.cpuMillis();
+        ControllerProcess.Cpu cpuAtStart = controller.cpu();
+        p.cpuStart = cpuAtStart.totalMs();
         long benchCpuStart = BENCH_OS.getProcessCpuTime();
         long start = System.nanoTime();
         try (OwnGcPauses benchPauses = new OwnGcPauses()) {
@@ -397,7 +400,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
             }
             awaitUntil(n + " claims bound in " + ns, () -> names.stream()
                     .allMatch(x -> tracker.boundAt.containsKey(ns + "/" + x)));
-            p.cpuBoundMs = controller.cpuMillis() - p.cpuStart;
+            ControllerProcess.Cpu cpuAtBound = controller.cpu();
+            p.cpuBoundMs = cpuAtBound.totalMs() - p.cpuStart;
+            p.systemCpuBoundMs = cpuAtBound.systemMs() - cpuAtStart.systemMs();
             p.benchCpuBoundMs = (BENCH_OS.getProcessCpuTime() - benchCpuStart) / 1e6;
             p.benchGcPausesBound = benchPauses.json();
         }
@@ -419,7 +424,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
                 .toList();
         p.figures = new BurstFigures(ns + "/" + prefix, ns, names, tracker, phase, start);
         p.machineStallsBound = machineStalls.json(start, boundNanos, p.figures.latencies);
-        p.quietCpuMs = controller.cpuMillis() - p.cpuStart;
+        p.quietCpuMs = controller.cpu().totalMs() - p.cpuStart;
         p.reconciles = new TreeMap<>();
         ControllerProcess.reconcilesIn(controller.metrics()).forEach((name, now) -> {
             double[] was = reconcilesAtStart.getOrDefault(name, new double[2]);
@@ -440,6 +445,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         m.put("controller_latency_leg2_ms", f.latencyJson(f.legs(false)));
         m.put("cpu_ms_per_claim", BurstFigures.round(paced.cpuBoundMs / f.claims));
         m.put("cpu_ms_per_claim_until_settled", BurstFigures.round(paced.quietCpuMs / f.claims));
+        m.put("system_cpu_ms_per_claim", BurstFigures.round(paced.systemCpuBoundMs / f.claims));
         m.put("cpu_ms_per_claim_by_threads", perClaim(paced.cpuBoundMsByThreads, f.claims));
         m.put("runqueue_wait_ms_per_claim", BurstFigures.round(paced.runQueueBoundMs / f.claims));
         m.put("timeslices_per_claim_by_threads", perClaim(paced.timeslicesBoundByThreads, f.claims));
@@ -508,6 +514,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         row(out, "controller latency p99 ms (paced)", lat.get("p99"));
         row(out, "CPU ms per claim (to all bound)", m.get("cpu_ms_per_claim"));
         row(out, "CPU ms per claim (to settled)", m.get("cpu_ms_per_claim_until_settled"));
+        row(out, "  of it system time, to all bound", m.get("system_cpu_ms_per_claim"));
         out.printf(Locale.ROOT, "  CPU ms per claim by threads: %s%n", m.get("cpu_ms_per_claim_by_threads"));
         row(out, "ms per claim waiting for a CPU (to all bound)", m.get("runqueue_wait_ms_per_claim"));
         out.printf(

@@ -111,13 +111,15 @@ final class ControllerProcess implements AutoCloseable {
         return process.pid();
     }
 
-    /** User + system CPU of the whole process so far, in milliseconds. */
-    double cpuMillis() {
+    /** The whole process's CPU so far, in milliseconds: user plus system, and system alone. */
+    record Cpu(double totalMs, double systemMs) {}
+
+    Cpu cpu() {
         try {
             String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            // fields after "(comm) ": state is f[0], so utime (field 14) is f[11] and stime f[12]
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 1000.0 / TICKS_PER_SECOND;
+            return new Cpu(
+                    ThreadCpu.ticks(stat) * 1000.0 / TICKS_PER_SECOND,
+                    ThreadCpu.systemTicks(stat) * 1000.0 / TICKS_PER_SECOND);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

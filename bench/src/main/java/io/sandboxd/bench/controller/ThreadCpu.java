@@ -67,8 +67,18 @@ final class ThreadCpu {
 
     /** utime + stime of one /proc/.../stat line (the name in parentheses may itself hold spaces or ')'). */
     static long ticks(String stat) {
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+        String[] f = fieldsAfterName(stat);
         return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    }
+
+    /** stime alone: the CPU spent in the kernel on the thread's or process's behalf. */
+    static long systemTicks(String stat) {
+        return Long.parseLong(fieldsAfterName(stat)[12]);
+    }
+
+    /** The fields after "(comm) ": the state is [0], so utime (field 14 of proc(5)) is [11], stime [12]. */
+    private static String[] fieldsAfterName(String stat) {
+        return stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
     }
 
     /** The run-queue wait of a schedstat line: "cpu-ns wait-ns timeslices". */

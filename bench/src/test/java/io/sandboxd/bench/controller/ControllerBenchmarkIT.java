@@ -77,6 +77,9 @@ class ControllerBenchmarkIT {
                     .as("claims with a latency, " + type)
                     .isEqualTo(5);
             assertThat(t.get("cpu_ms_per_claim").getAsDouble()).as(type).isPositive();
+            assertThat(t.get("system_cpu_ms_per_claim").getAsDouble())
+                    .as("system time is a part of the CPU, " + type)
+                    .isBetween(0.0, t.get("cpu_ms_per_claim").getAsDouble());
             assertThat(t.getAsJsonObject("cpu_ms_per_claim_by_threads").keySet())
                     .containsExactlyElementsOf(ThreadCpu.GROUPS);
             assertThat(t.get("runqueue_wait_ms_per_claim").getAsDouble())

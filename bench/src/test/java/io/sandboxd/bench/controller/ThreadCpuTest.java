@@ -25,9 +25,10 @@ class ThreadCpuTest {
     }
 
     @Test
-    void ticksAreUtimePlusStimeEvenWhenTheNameHoldsSpacesAndParentheses() {
+    void ticksAreUtimePlusStimeAndSystemTicksStimeEvenWhenTheNameHoldsSpacesAndParentheses() {
         String stat = "4242 (C2 Compiler) x) S 1 2 3 4 5 6 7 8 9 10 125 37 0 0 20 0 1 0 100 0 0";
         assertThat(ThreadCpu.ticks(stat)).isEqualTo(162);
+        assertThat(ThreadCpu.systemTicks(stat)).as("stime, field 15").isEqualTo(37);
     }
 
     @Test
