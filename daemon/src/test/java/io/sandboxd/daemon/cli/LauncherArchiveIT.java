@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,8 +59,12 @@ class LauncherArchiveIT {
     }
 
     private static Run version(Path checkout) throws Exception {
+        return version(checkout, Path.of(System.getProperty("java.home")));
+    }
+
+    private static Run version(Path checkout, Path javaHome) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(checkout.resolve("sandboxd").toString(), "--version");
-        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("JAVA_HOME", javaHome.toString());
         pb.environment().put("SANDBOXD_REBUILD", "never");
         pb.environment().remove("SANDBOXD_CDS");
         pb.environment().remove("SANDBOXD_CDS_ARCHIVE");
@@ -130,5 +136,57 @@ class LauncherArchiveIT {
         assertThat(archives(b)).singleElement().isNotEqualTo(archiveA.get(0));
         Run copiedAgain = version(b);
         assertThat(copiedAgain.stderr()).as("the copy's second start").isEmpty();
+    }
+
+    /**
+     * A training daemon can lose its port to another process between the launcher's pick and its
+     * bind, and exits. The launcher then tries again on other ports instead of marking the jar as
+     * failed for good, and it picks its ports below the kernel's ephemeral range, where outgoing
+     * connections take theirs. Here a JDK whose java exits at once on its first training run plays
+     * that daemon.
+     */
+    @Test
+    void aTrainingDaemonThatDoesNotComeUpIsTriedAgainOnPortsBelowTheEphemeralRange() throws Exception {
+        Path realHome = Path.of(System.getProperty("java.home"));
+        Path jdk = Files.createDirectories(tmp.resolve("jdk/bin"));
+        Files.copy(realHome.resolve("release"), tmp.resolve("jdk/release"));
+        Path calls = tmp.resolve("training-runs.txt");
+        Path failedOnce = tmp.resolve("failed-once");
+        Path java = jdk.resolve("java");
+        Files.writeString(
+                java,
+                String.join(
+                        "\n",
+                        "#!/usr/bin/env bash",
+                        "case \" $* \" in",
+                        "  *' -XX:DumpLoadedClassList='*|*' -XX:AOTCacheOutput='*)",
+                        "    echo \"$*\" >> '" + calls + "'",
+                        "    [[ -e '" + failedOnce + "' ]] || { : > '" + failedOnce + "'; exit 1; } ;;",
+                        "esac",
+                        "exec '" + realHome.resolve("bin/java") + "' \"$@\"",
+                        ""));
+        assertThat(java.toFile().setExecutable(true)).isTrue();
+
+        Path a = checkout(tmp.resolve("a"));
+        Run first = version(a, jdk.getParent());
+        assertThat(first.exit()).as(first.stderr()).isZero();
+        assertThat(first.stderr()).doesNotContain("could not record");
+        assertThat(archives(a)).singleElement().asString().doesNotEndWith(".failed");
+
+        List<String> runs = Files.readAllLines(calls);
+        assertThat(runs).as("the failed training run and the one after it").hasSize(2);
+        // readAllLines, not readString: readString read this sysctl file as "3" (one byte, then EOF).
+        int ephemeralLow = Integer.parseInt(Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))
+                .get(0)
+                .split("\\s+")[0]);
+        for (String run : runs) {
+            for (String flag : List.of("--grpc-port", "--rest-port")) {
+                Matcher m = Pattern.compile(flag + " (\\d+)").matcher(run);
+                assertThat(m.find()).as(flag + " in " + run).isTrue();
+                assertThat(Integer.parseInt(m.group(1)))
+                        .as(flag + " below the ephemeral range")
+                        .isBetween(1024, ephemeralLow - 1);
+            }
+        }
     }
 }
