@@ -319,7 +319,9 @@ class FileWatchTest {
         // now, it can differ (another program may change it meanwhile): at least the usual default
         long queue = Math.max(
                 16384,
-                Long.parseLong(Files.readString(Path.of("/proc/sys/fs/inotify/max_queued_events"))
+                // readAllLines: Files.readString reads an integer sysctl as its first digit alone
+                Long.parseLong(Files.readAllLines(Path.of("/proc/sys/fs/inotify/max_queued_events"))
+                        .get(0)
                         .strip()));
         assumeThat(queue)
                 .as("fs.inotify.max_queued_events small enough to fill")

@@ -178,10 +178,17 @@ final class Inotify implements AutoCloseable {
         return ioctl(fd, FIONREAD, out) == 0 ? out[0] : 0;
     }
 
-    /** The value of {@code /proc/sys/fs/inotify/<name>}, or "?" when it cannot be read. */
+    /**
+     * The value of {@code /proc/sys/fs/inotify/<name>}, or "?" when it cannot be read. Read through a
+     * buffer in one call: an integer sysctl answers nothing to a read past offset 0, and
+     * {@code Files.readString} reads a file whose size says 0 one byte first, so it gave the first
+     * digit alone ("1" for 192543).
+     */
     static String kernelLimit(String name) {
         try {
-            return Files.readString(Path.of("/proc/sys/fs/inotify", name)).strip();
+            return Files.readAllLines(Path.of("/proc/sys/fs/inotify", name))
+                    .get(0)
+                    .strip();
         } catch (IOException | RuntimeException e) {
             return "?";
         }
