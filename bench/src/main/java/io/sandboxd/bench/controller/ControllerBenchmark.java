@@ -314,7 +314,9 @@ public final class ControllerBenchmark implements Callable<Integer> {
     /** One burst's raw material. */
     private static final class Phase {
         BurstFigures figures;
-        double cpuStart;
+        /** The controller's CPU at the burst's first claim. */
+        ControllerProcess.Cpu cpuStart;
+
         double cpuBoundMs;
         /** Of cpuBoundMs, the system time: system calls, context switches and page faults. */
         double systemCpuBoundMs;
@@ -379,8 +381,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
         Map<String, double[]> reconcilesAtStart = ControllerProcess.reconcilesIn(metricsAtStart);
         GcPauses gcAtStart = GcPauses.parse(metricsAtStart);
         Map<Long, ThreadCpu.Sample> threadsAtStart = ThreadCpu.read(controller.pid());
-        ControllerProcess.Cpu cpuAtStart = controller.cpu();
-        p.cpuStart = cpuAtStart.totalMs();
+        p.cpuStart = controller.cpu();
         long benchCpuStart = BENCH_OS.getProcessCpuTime();
         long start = System.nanoTime();
         try (OwnGcPauses benchPauses = new OwnGcPauses()) {
@@ -401,8 +402,8 @@ public final class ControllerBenchmark implements Callable<Integer> {
             awaitUntil(n + " claims bound in " + ns, () -> names.stream()
                     .allMatch(x -> tracker.boundAt.containsKey(ns + "/" + x)));
             ControllerProcess.Cpu cpuAtBound = controller.cpu();
-            p.cpuBoundMs = cpuAtBound.totalMs() - p.cpuStart;
-            p.systemCpuBoundMs = cpuAtBound.systemMs() - cpuAtStart.systemMs();
+            p.cpuBoundMs = cpuAtBound.totalMs() - p.cpuStart.totalMs();
+            p.systemCpuBoundMs = cpuAtBound.systemMs() - p.cpuStart.systemMs();
             p.benchCpuBoundMs = (BENCH_OS.getProcessCpuTime() - benchCpuStart) / 1e6;
             p.benchGcPausesBound = benchPauses.json();
         }
@@ -424,7 +425,7 @@ public final class ControllerBenchmark implements Callable<Integer> {
                 .toList();
         p.figures = new BurstFigures(ns + "/" + prefix, ns, names, tracker, phase, start);
         p.machineStallsBound = machineStalls.json(start, boundNanos, p.figures.latencies);
-        p.quietCpuMs = controller.cpu().totalMs() - p.cpuStart;
+        p.quietCpuMs = controller.cpu().totalMs() - p.cpuStart.totalMs();
         p.reconciles = new TreeMap<>();
         ControllerProcess.reconcilesIn(controller.metrics()).forEach((name, now) -> {
             double[] was = reconcilesAtStart.getOrDefault(name, new double[2]);
