@@ -324,18 +324,28 @@ final class KernelLoop implements AutoCloseable {
         }
     }
 
+    /**
+     * Reads the wake-up bytes, then allows the next one. In the other order a byte written between
+     * the two was read here yet still counted as pending, so no caller wrote one again: the loop
+     * thread slept through every later hand-off until a timer or a socket woke it, and for good
+     * with neither (KernelLoopTest). Two hand-offs as the loop starts (the idle reaper's first
+     * round, then the first context's launch) can race so: the new kernel's sockets and timers
+     * then wait for the reaper's next round, 60 s by default, the likely cause of a CI run whose
+     * first CreateContext (conformance CODE-EXEC-001) did not answer within 60 s. A caller that
+     * finds one pending queued its task first, so the round after this one runs it.
+     */
     private void drainWake() {
-        wakePending.set(false);
         try {
             while (true) {
                 drain.clear();
                 if (wake.source().read(drain) <= 0) {
-                    return;
+                    break;
                 }
             }
         } catch (IOException e) {
             // closed while shutting down
         }
+        wakePending.set(false);
     }
 
     /** Stops the thread, then closes every socket and the ZeroMQ context. Not on the loop. */

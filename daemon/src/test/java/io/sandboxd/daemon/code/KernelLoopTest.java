@@ -153,6 +153,38 @@ class KernelLoopTest {
         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(1_000);
     }
 
+    @Test
+    void wakeUpsThatRaceTheLoopThreadsDrainAreNotLost() throws Exception {
+        Thread thread = loopThread();
+        // Callers whose tasks schedule timers wake the loop thread while it drains earlier
+        // wake-ups. A wake-up written between the drain's "none pending" and its read was read
+        // but still counted as pending, so no later one was written: the loop thread then slept
+        // through every hand-off until a timer or a socket woke it (for good with neither).
+        Thread[] callers = new Thread[4];
+        for (int c = 0; c < callers.length; c++) {
+            callers[c] = new Thread(() -> {
+                for (int i = 0; i < 20_000; i++) {
+                    CompletableFuture<Void> fired = new CompletableFuture<>();
+                    loop.execute(() -> loop.schedule(0, () -> fired.complete(null)));
+                    fired.join();
+                }
+            });
+            callers[c].setDaemon(true); // one left waiting must not keep the test JVM alive
+            callers[c].start();
+        }
+        for (Thread c : callers) {
+            c.join(20_000);
+            assertThat(c.isAlive())
+                    .as("a caller waits for a timer the loop thread never woke for")
+                    .isFalse();
+        }
+        Thread.sleep(100); // the loop thread asleep with no timer left: only a wake-up ends its wait
+        // close() ends the thread with a wake-up; a lost one leaves it asleep
+        loop.close();
+        thread.join(5_000);
+        assertThat(thread.isAlive()).as("loop thread after close()").isFalse();
+    }
+
     /** Writes a byte to {@code s}'s wake-up pipe without the count JeroMQ keeps beside it. */
     private static void staleWakeUp(ZMQ.Socket s) throws Exception {
         Object mailbox = field(s.base(), "mailbox");
