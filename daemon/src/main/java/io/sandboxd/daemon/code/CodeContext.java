@@ -25,6 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * its heartbeat stays unanswered for the heartbeat timeout (it is then killed).
  */
 public final class CodeContext {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("sandboxd.code");
+
     static final long HEARTBEAT_INTERVAL_MILLIS = 1000;
     static final long LATE_IDLE_MILLIS = 2000;
     /** What a timed-out execution has, after its interrupt, before the kernel is killed. */
@@ -177,6 +179,7 @@ public final class CodeContext {
     }
 
     private void becameReady(Kernel k) {
+        k.process.output().mark();
         k.startDeadline.cancel();
         k.handshakeTimer.cancel();
         k.lastBeatNanos = System.nanoTime();
@@ -218,9 +221,12 @@ public final class CodeContext {
         if (k != kernel) {
             return;
         }
+        // The kernel's last words say why more often than anything else: in the error and the log.
+        String last = k.process.output().quoted();
+        LOG.warn("sandboxd: code context {}: {}{}", id, reason, last);
         kernel = null;
         markDead();
-        k.ready.completeExceptionally(new SandboxException(startFailure, reason + " while starting"));
+        k.ready.completeExceptionally(new SandboxException(startFailure, reason + " while starting" + last));
         CodeExecution r = running;
         if (r != null) {
             finish(
@@ -228,7 +234,7 @@ public final class CodeContext {
                     new ExecutionOutcome(
                             r.timedOut ? State.TIMED_OUT : State.KERNEL_DIED,
                             r.executionCount,
-                            r.timedOut ? "timed out after " + r.timeoutMillis + " ms; " + reason : reason,
+                            (r.timedOut ? "timed out after " + r.timeoutMillis + " ms; " + reason : reason) + last,
                             0));
         }
         failQueued(State.KERNEL_DIED, reason + " before this execution ran");

@@ -17,8 +17,8 @@ import java.util.Map;
  * every other process.
  */
 final class KernelLauncher {
-    /** A started kernel process and the file it was given. */
-    record Spawned(ManagedProcess process, ConnectionFile file) {}
+    /** A started kernel process, the file it was given, and the tail of what it writes. */
+    record Spawned(ManagedProcess process, ConnectionFile file, KernelOutputTail output) {}
 
     private final ProcessCore core;
     private final KernelDirectory directory;
@@ -45,12 +45,11 @@ final class KernelLauncher {
         }
         Map<String, String> merged = new HashMap<>(spec.env());
         merged.putAll(env);
+        KernelOutputTail output = new KernelOutputTail();
         try {
             ManagedProcess p = core.startUnlisted(
-                    new ProcessRequest(spec.command(file.path()), merged, cwd, null),
-                    "code-context",
-                    new DiscardingSink());
-            return new Spawned(p, file);
+                    new ProcessRequest(spec.command(file.path()), merged, cwd, null), "code-context", output);
+            return new Spawned(p, file, output);
         } catch (SandboxException | RuntimeException e) {
             file.delete();
             throw e;

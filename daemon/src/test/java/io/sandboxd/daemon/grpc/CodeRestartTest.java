@@ -9,6 +9,7 @@ import io.grpc.StatusRuntimeException;
 import io.sandboxd.api.code.v1alpha1.CodeContextServiceGrpc;
 import io.sandboxd.api.code.v1alpha1.ContextInfo;
 import io.sandboxd.api.code.v1alpha1.ContextState;
+import io.sandboxd.api.code.v1alpha1.CreateContextRequest;
 import io.sandboxd.api.code.v1alpha1.DeleteRequest;
 import io.sandboxd.api.code.v1alpha1.ExecutionState;
 import io.sandboxd.api.code.v1alpha1.RestartRequest;
@@ -250,6 +251,37 @@ class CodeRestartTest {
 
     static CodeContextServiceGrpc.CodeContextServiceFutureStub futures() {
         return CodeContextServiceGrpc.newFutureStub(d.channel).withDeadlineAfter(120, TimeUnit.SECONDS);
+    }
+
+    /**
+     * A kernel that cannot start says why: its last lines of output end the CreateContext error
+     * (and the daemon's log), colour codes and blank lines left out.
+     */
+    @Test
+    @Order(8)
+    void aKernelThatCannotStartSaysWhyInItsLastOutput() throws Exception {
+        // python -m ipykernel_launcher finds this module first on PYTHONPATH
+        Path fake = Files.createDirectories(tmp.resolve("not-a-kernel"));
+        Files.writeString(
+                fake.resolve("ipykernel_launcher.py"),
+                "import sys\n"
+                        + "sys.stderr.write('starting\\n\\n')\n"
+                        + "sys.stderr.write('\\x1b[31mModuleNotFoundError: nothing here\\x1b[0m\\n')\n"
+                        + "sys.exit(3)\n");
+        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(
+                fake.resolve("ipykernel_launcher.py"), PosixFilePermissions.fromString("rw-r--r--"));
+        CreateContextRequest request = CreateContextRequest.newBuilder()
+                .setLanguage("python")
+                .putEnv("PYTHONPATH", fake.toString())
+                .build();
+        assertThatThrownBy(() -> d.blocking().createContext(request))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+                    assertThat(e.getStatus().getDescription())
+                            .isEqualTo("the kernel exited (code 3) while starting; its last output: starting"
+                                    + " | ModuleNotFoundError: nothing here");
+                });
     }
 
     static void awaitQueued(int n) throws InterruptedException {
