@@ -40,6 +40,20 @@ class DaemonConformanceIT {
         return ProcessHandle.current().info().command().orElse("java");
     }
 
+    /** The daemon's last WARN and ERROR lines (at most 20), or a line saying there were none. */
+    private static String warnings(Path log) throws IOException {
+        List<String> lines;
+        try (var all = Files.lines(log, StandardCharsets.UTF_8)) {
+            lines = all.filter(l -> l.contains(" WARN ") || l.contains(" ERROR "))
+                    .toList();
+        }
+        if (lines.isEmpty()) {
+            return "(the daemon logged no warning)";
+        }
+        return "the daemon's last warnings:\n"
+                + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+    }
+
     @Test
     void ourDaemonPassesEveryCheck(@TempDir Path tmp) throws Exception {
         Path suiteJar = Path.of(System.getProperty("conformance.jar", "target/sandboxd-conformance.jar"));
@@ -119,9 +133,11 @@ class DaemonConformanceIT {
                                     + c.path("message").stringValue());
                 }
             }
+            // The daemon's warnings come first: a CI report shows the head and the tail of this
+            // text, and the suite's output in between may be cut.
             assertThat(notPassed)
                     .as("checks that did not pass (suite output in target/conformance-report/stdout.txt, daemon log in "
-                            + daemonLog + "):\n" + output)
+                            + daemonLog + ")\n" + warnings(daemon.stderrLog()) + "\n" + output)
                     .isEmpty();
             assertThat(suite.exitValue()).as(output).isZero();
             assertThat(seconds).as("whole suite duration in seconds").isLessThan(120);

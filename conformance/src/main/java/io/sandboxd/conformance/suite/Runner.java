@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /** Runs the selected checks one after another, each in its own thread with a time bound. */
@@ -19,10 +20,16 @@ public final class Runner {
 
     private final Suite suite;
     private final Map<CheckId, Check> implementations;
+    private final Duration checkTimeout;
 
     public Runner(Suite suite, Map<CheckId, Check> implementations) {
+        this(suite, implementations, CHECK_TIMEOUT);
+    }
+
+    Runner(Suite suite, Map<CheckId, Check> implementations, Duration checkTimeout) {
         this.suite = suite;
         this.implementations = implementations;
+        this.checkTimeout = checkTimeout;
     }
 
     public List<CheckResult> run(List<CheckId> selected, Consumer<CheckResult> onResult) {
@@ -51,20 +58,25 @@ public final class Runner {
             return new CheckResult(id, Outcome.FAIL, "suite defect: no implementation for " + id.id(), Duration.ZERO);
         }
         CheckContext ctx = new CheckContext(suite, id);
+        AtomicReference<Thread> runs = new AtomicReference<>();
         Future<?> f = pool.submit(() -> {
+            runs.set(Thread.currentThread());
             check.run(ctx);
             return null;
         });
         Outcome outcome;
         String message;
         try {
-            f.get(CHECK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            f.get(checkTimeout.toMillis(), TimeUnit.MILLISECONDS);
             outcome = Outcome.PASS;
             message = "";
         } catch (TimeoutException e) {
+            Thread t = runs.get();
+            String site = t == null ? "" : HangSite.describe(t.getStackTrace());
             f.cancel(true);
             outcome = Outcome.FAIL;
-            message = "check did not finish within " + CHECK_TIMEOUT.toSeconds() + " s: the runtime hangs on it";
+            message = "check did not finish within " + checkTimeout.toSeconds() + " s: the runtime hangs on it"
+                    + (site.isEmpty() ? "" : " (" + site + ")");
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof CheckSkipped s) {
