@@ -85,6 +85,14 @@ wait_health() { # PORT SECONDS PID
     return 1
 }
 
+# Whether nothing listens on 127.0.0.1:$1. curl's exit code 7 says the connection was refused;
+# any other outcome (an answer, a reset, a timeout) means something is there.
+port_free() {
+    local rc=0
+    curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$1/" || rc=$?
+    [ "$rc" -eq 7 ]
+}
+
 step_archive() {
     # The archive is tied to the exact jar and JVM build, so it is made here, from the final jar:
     # the launcher the image runs (same JVM flags) records which classes the daemon loads while it
@@ -95,14 +103,17 @@ step_archive() {
     jsa="$SANDBOXD_PREFIX/sandboxd.jsa"
     rm -f "$jsa"
     train=$(mktemp -d)
-    rest=18080 grpc=19090
-    # buildah's RUN shares the build host's network: a host process on these ports would answer
-    # the health check in the training daemon's place.
-    for port in "$rest" "$grpc"; do
-        rc=0; curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$port/" || rc=$?
-        # 7: nothing listens; any other outcome (an answer, a reset, a timeout) means something does
-        [ "$rc" -eq 7 ] || die "port $port is already taken on the build host (the training daemon needs it)"
+    # buildah's RUN shares the build host's network: a host process on a port would answer the
+    # health check in the training daemon's place, so the first pair of free ones is taken (below
+    # the ephemeral range, where no outgoing connection takes one meanwhile).
+    rest="" grpc=""
+    for k in $(seq 0 2 38); do
+        if port_free $((18080 + k)) && port_free $((19090 + k)); then
+            rest=$((18080 + k)) grpc=$((19090 + k))
+            break
+        fi
     done
+    [ -n "$rest" ] || die "no free pair of ports for the training daemon in 18080-18118 / 19090-19128 on the build host"
     SANDBOXD_JAVA_OPTS="-XX:DumpLoadedClassList=$train/classes.lst" \
         /usr/local/bin/sandboxd --root-dir "$train/root" --listen-host 127.0.0.1 \
         --rest-port "$rest" --grpc-port "$grpc" >"$train/daemon.log" 2>&1 &
