@@ -23,7 +23,8 @@ final class HangSite {
             if (!stack[i].getClassName().startsWith(SUITE)) {
                 continue;
             }
-            String at = stack[i].getFileName() + ":" + stack[i].getLineNumber();
+            String file = stack[i].getFileName(); // none for classes compiled without debug information
+            String at = (file != null ? file : simpleName(stack[i].getClassName())) + ":" + stack[i].getLineNumber();
             // the client frame nearest the suite's is the public method the check called
             for (int j = i - 1; j >= 0; j--) {
                 if (stack[j].getClassName().startsWith(CLIENT)) {

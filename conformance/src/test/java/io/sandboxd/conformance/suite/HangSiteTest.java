@@ -54,6 +54,13 @@ class HangSiteTest {
     }
 
     @Test
+    void aFrameWithoutItsFileNameIsNamedByItsClass() {
+        StackTraceElement noFile = frame("io.sandboxd.conformance.checks.CodeChecks", "create", null, -1);
+        assertThat(HangSite.describe(new StackTraceElement[] {PARK, CLIENT_API, noFile}))
+                .isEqualTo("waiting in CodeContexts.create, called at CodeChecks:-1");
+    }
+
+    @Test
     void aStackWithoutTheSuiteSaysNothing() {
         assertThat(HangSite.describe(new StackTraceElement[] {PARK, GRPC, POOL}))
                 .isEmpty();
