@@ -136,10 +136,13 @@ public final class DurableProcesses {
         if (deadline != null) {
             deadline.cancel(false);
         }
-        d.ended(code);
+        // The tag first: a Wait returns once the record is final, and a Start with the same tag
+        // right after it was refused while the tag was still held (conformance DUR-TAG-001, seen
+        // once in CI). Meanwhile findTag falls back to the kept process, which is this one.
         if (!d.tag().isEmpty()) {
             liveTags.remove(d.tag(), d.id());
         }
+        d.ended(code);
         ended.addLast(d);
         while (ended.size() > settings.maxEnded()) {
             DurableProcess old = ended.pollFirst();
